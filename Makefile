@@ -1,0 +1,24 @@
+# Convenience wrapper around Kbuild and CMake.  `scripts/build` is what the
+# README and CI use; these targets are for people installing on a real box.
+KVER ?= $(shell scripts/kernel-version 2>/dev/null || uname -r)
+KDIR ?= /lib/modules/$(KVER)/build
+BUILD ?= build
+
+.PHONY: all module provider install clean
+all: module provider
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+provider:
+	cmake -S . -B $(BUILD) -DSROCE_SANITIZE=OFF
+	cmake --build $(BUILD) -j
+
+install: all
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+	depmod -a $(KVER)
+	cmake --install $(BUILD)
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -rf $(BUILD)

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause */
+/*
+ * sroce user/kernel ABI: the one header both the kernel module and the
+ * rdma-core provider compile.  Everything here crosses the uverbs boundary
+ * or lives in memory shared by mmap, so every layout is fixed-size and
+ * pinned with static assertions.  Bump SROCE_UVERBS_ABI_VERSION on any change.
+ */
+#ifndef SROCE_ABI_H
+#define SROCE_ABI_H
+
+#include <linux/types.h>
+
+#ifdef __cplusplus
+#define SROCE_STATIC_ASSERT(c, m) static_assert(c, m)
+#else
+#define SROCE_STATIC_ASSERT(c, m) _Static_assert(c, m)
+#endif
+
+/* uverbs ABI version: the provider accepts exactly this one. */
+#define SROCE_UVERBS_ABI_VERSION 1
+
+/*
+ * Device matching: the kernel exposes this sysfs attribute on every sroce
+ * ib_device; the provider claims a device only if the attribute reads back
+ * SROCE_ABI_ID.  Unlike a name prefix, it survives `rdma dev set ... name`.
+ */
+#define SROCE_ABI_SYSFS_ATTR "sroce_abi"
+#define SROCE_ABI_ID "sroce-1"
+
+/* RDMA link type for `rdma link add NAME type sroce netdev DEV`. */
+#define SROCE_LINK_TYPE "sroce"
+
+/* ALLOC_UCONTEXT response payload (after ib_uverbs_get_context_resp). */
+struct sroce_alloc_ucontext_resp {
+	__u32 abi_version;	/* SROCE_UVERBS_ABI_VERSION */
+	__u32 reserved;
+};
+SROCE_STATIC_ASSERT(sizeof(struct sroce_alloc_ucontext_resp) == 8,
+		    "sroce_alloc_ucontext_resp layout");
+
+/*
+ * Shared rings.
+ *
+ * Send queue, receive queue, SRQ and CQ are rings in memory shared between
+ * the kernel and the process by mmap.  A mapping is the control block below
+ * followed, at SROCE_RING_SLOTS_OFFSET, by num_slots slots of slot_size
+ * bytes (both powers of two).  Indices are free-running 32-bit counters;
+ * slot = index & (num_slots - 1).  Each index has one writer, which
+ * publishes it with a release store after filling the slots; the reader
+ * loads it with acquire.  The kernel trusts nothing in this memory: it
+ * keeps its own copy of every index it owns, checks every index it reads
+ * (producer - consumer <= num_slots) and copies a WQE out before it looks
+ * at it.
+ */
+struct sroce_ring_ctrl {
+	__u32 producer;		/* written by the producer only */
+	__u32 pad0[15];
+	__u32 consumer;		/* written by the consumer only */
+	__u32 pad1[15];
+	__u32 notify;		/* SQ: SROCE_SQ_* (kernel); CQ: SROCE_CQ_* (user) */
+	__u32 pad2[15];
+};
+SROCE_STATIC_ASSERT(sizeof(struct sroce_ring_ctrl) == 192, "sroce_ring_ctrl layout");
+
+#define SROCE_RING_SLOTS_OFFSET 256
+
+/*
+ * SQ notify: set by the kernel, just before its send engine goes idle, to
+ * ask for a doorbell (ibv_post_send's uverbs POST_SEND write with no work
+ * requests).  While it is clear the kernel is still draining the ring and
+ * will see new work without one.
+ */
+#define SROCE_SQ_NEED_DOORBELL	(1u << 0)
+
+/*
+ * CQ notify: ibv_req_notify_cq without a system call.  The process ORs in
+ * an arm flag (atomically); the kernel clears the word when it raises the
+ * completion event.
+ */
+#define SROCE_CQ_ARM_NEXT	(1u << 0)	/* any next completion */
+#define SROCE_CQ_ARM_SOLICITED	(1u << 1)	/* next solicited or error completion */
+
+struct sroce_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+SROCE_STATIC_ASSERT(sizeof(struct sroce_sge) == 16, "sroce_sge layout");
+
+/* Send queue slot: this header, then num_sge sroce_sge or inline_len
+ * bytes of inline data.
+ */
+struct sroce_send_wqe {
+	__aligned_u64 wr_id;
+	__u32 opcode;		/* enum ibv_wr_opcode */
+	__u32 send_flags;	/* enum ibv_send_flags */
+	__u32 num_sge;
+	__u32 inline_len;	/* bytes of inline data when IBV_SEND_INLINE */
+	__u32 imm_data;		/* big-endian immediate, or rkey to invalidate */
+	__u32 reserved;
+	union {
+		struct {
+			__aligned_u64 remote_addr;
+			__u32 rkey;
+			__u32 reserved;
+		} rdma;
+		struct {
+			__aligned_u64 remote_addr;
+			__aligned_u64 compare_add;
+			__aligned_u64 swap;
+			__u32 rkey;
+			__u32 reserved;
+		} atomic;
+		struct {
+			__u32 ah_num;	/* from the create_ah response */
+			__u32 remote_qpn;
+			__u32 remote_qkey;
+			__u32 reserved;
+		} ud;
+	} wr;
+};
+SROCE_STATIC_ASSERT(sizeof(struct sroce_send_wqe) == 64, "sroce_send_wqe layout");
+
+/* Receive queue and SRQ slot: this header, then num_sge sroce_sge. */
+struct sroce_recv_wqe {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 reserved;
+};
+SROCE_STATIC_ASSERT(sizeof(struct sroce_recv_wqe) == 16, "sroce_recv_wqe layout");
+
+/* Completion queue slot; field values use libibverbs' encodings
+ * (ibv_wc_status, ibv_wc_opcode, ibv_wc_flags), so polling is a copy.
+ */
+struct sroce_cqe {
+	__aligned_u64 wr_id;
+	__u32 status;
+	__u32 opcode;
+	__u32 vendor_err;
+	__u32 byte_len;
+	__u32 imm_data;		/* big-endian immediate, or invalidated rkey */
+	__u32 qp_num;
+	__u32 src_qp;
+	__u32 wc_flags;
+	__u16 pkey_index;
+	__u16 slid;
+	__u8 sl;
+	__u8 dlid_path_bits;
+	__u8 reserved[2];
+	__aligned_u64 timestamp;	/* ns, CLOCK_MONOTONIC_RAW-like device clock */
+	__u32 reserved2[2];
+};
+SROCE_STATIC_ASSERT(sizeof(struct sroce_cqe) == 64, "sroce_cqe layout");
+
+/* Where a ring is and how it is cut, in create responses. */
+struct sroce_ring_info {
+	__aligned_u64 mmap_offset;	/* for mmap() on the uverbs fd */
+	__u32 mmap_length;
+	__u32 num_slots;
+	__u32 slot_size;
+	__u32 reserved;
+};
+SROCE_STATIC_ASSERT(sizeof(struct sroce_ring_info) == 24, "sroce_ring_info layout");
+
+struct sroce_create_cq_resp {
+	struct sroce_ring_info cq;
+};
+
+struct sroce_resize_cq_resp {
+	struct sroce_ring_info cq;
+};
+
+struct sroce_create_qp_resp {
+	struct sroce_ring_info sq;
+	struct sroce_ring_info rq;	/* mmap_length 0 when the QP uses an SRQ */
+	__u32 max_inline_data;
+	__u32 reserved;
+};
+SROCE_STATIC_ASSERT(sizeof(struct sroce_create_qp_resp) == 56, "sroce_create_qp_resp layout");
+
+struct sroce_create_srq_resp {
+	struct sroce_ring_info rq;
+	__u32 srq_num;
+	__u32 reserved;
+};
+
+struct sroce_modify_srq_cmd {
+	__aligned_u64 resp_addr;	/* user pointer to a sroce_ring_info after a resize */
+};
+
+struct sroce_create_ah_resp {
+	__u32 ah_num;			/* names the AH in UD send WQEs */
+	__u32 reserved;
+};
+
+#endif /* SROCE_ABI_H */

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The ib_device_ops table.  Entry points stay thin: check arguments the way
+ * real devices do, then hand off to the file that owns the concept.
+ */
+#include <rdma/ib_addr.h>
+#include <rdma/ib_mad.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "sroce.h"
+
+/* Limits we advertise.  They are promises: every one is enforced where the
+ * object is created.
+ */
+#define SROCE_MAX_PD		(1 << 16)
+#define SROCE_GID_TABLE_LEN	256
+#define SROCE_VENDOR_ID		0xFFFFFF	/* no OUI: software device */
+
+void sroce_fill_device_attrs(struct sroce_dev *sdev, struct ib_device_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->sys_image_guid = sdev->ib.node_guid;
+	a->max_mr_size = U64_MAX;
+	a->page_size_cap = PAGE_SIZE;
+	a->vendor_id = SROCE_VENDOR_ID;
+	a->max_pd = SROCE_MAX_PD;
+	a->max_pkeys = 1;
+	a->local_ca_ack_delay = 15;
+	a->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID;
+	/* `rdma link delete` may remove the device, as for rxe. */
+	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+}
+
+static int sroce_query_device(struct ib_device *ib, struct ib_device_attr *attr,
+			      struct ib_udata *udata)
+{
+	if (udata->inlen || udata->outlen)
+		return -EINVAL;
+	sroce_fill_device_attrs(to_sdev(ib), attr);
+	return 0;
+}
+
+static int sroce_query_port(struct ib_device *ib, u32 port,
+			    struct ib_port_attr *attr)
+{
+	struct sroce_dev *sdev = to_sdev(ib);
+	int err;
+
+	/* ib_core zeroes *attr before calling us. */
+	attr->state = sroce_port_state(sdev);
+	attr->phys_state = attr->state == IB_PORT_ACTIVE ?
+				   IB_PORT_PHYS_STATE_LINK_UP :
+				   IB_PORT_PHYS_STATE_DISABLED;
+	attr->max_mtu = IB_MTU_4096;
+	attr->active_mtu = iboe_get_mtu(READ_ONCE(sdev->ndev->mtu));
+	attr->gid_tbl_len = SROCE_GID_TABLE_LEN;
+	attr->port_cap_flags = IB_PORT_CM_SUP;
+	attr->max_msg_sz = 1U << 31;
+	attr->pkey_tbl_len = 1;
+	attr->max_vl_num = 1;
+	err = ib_get_eth_speed(ib, port, &attr->active_speed,
+			       &attr->active_width);
+	return err;
+}
+
+static int sroce_get_port_immutable(struct ib_device *ib, u32 port,
+				    struct ib_port_immutable *imm)
+{
+	struct ib_port_attr attr;
+	int err;
+
+	err = ib_query_port(ib, port, &attr);
+	if (err)
+		return err;
+	imm->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	imm->pkey_tbl_len = attr.pkey_tbl_len;
+	imm->gid_tbl_len = attr.gid_tbl_len;
+	imm->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+static enum rdma_link_layer sroce_get_link_layer(struct ib_device *ib, u32 port)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+static int sroce_query_pkey(struct ib_device *ib, u32 port, u16 index, u16 *pkey)
+{
+	if (index != 0)
+		return -EINVAL;
+	*pkey = IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+static int sroce_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
+{
+	struct sroce_alloc_ucontext_resp resp = {
+		.abi_version = SROCE_UVERBS_ABI_VERSION,
+	};
+
+	if (udata->outlen < sizeof(resp))
+		return -EINVAL;
+	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+}
+
+static void sroce_dealloc_ucontext(struct ib_ucontext *uctx)
+{
+}
+
+static int sroce_alloc_pd(struct ib_pd *pd, struct ib_udata *udata)
+{
+	return 0;
+}
+
+static int sroce_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
+{
+	return 0;
+}
+
+const struct ib_device_ops sroce_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
+	.device_group = &sroce_attr_group,
+
+	.alloc_pd = sroce_alloc_pd,
+	.alloc_ucontext = sroce_alloc_ucontext,
+	.dealloc_driver = sroce_dealloc_driver,
+	.dealloc_pd = sroce_dealloc_pd,
+	.dealloc_ucontext = sroce_dealloc_ucontext,
+	.get_link_layer = sroce_get_link_layer,
+	.get_port_immutable = sroce_get_port_immutable,
+	.query_device = sroce_query_device,
+	.query_pkey = sroce_query_pkey,
+	.query_port = sroce_query_port,
+
+	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ib),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ib),
+};
