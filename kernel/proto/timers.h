@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Timer and retry *decisions* of the RC transport, free of any timer
+ * mechanism: the kernel arms hrtimers with these nanosecond values, the
+ * host tests check them against the IBTA tables.
+ */
+#ifndef SROCE_PROTO_TIMERS_H
+#define SROCE_PROTO_TIMERS_H
+
+#include "compat.h"
+
+ROCE_EXTERN_C_BEGIN
+
+/* Returned for "infinite": do not arm a timer at all. */
+#define ROCE_TIMEOUT_NONE 0
+
+#define ROCE_ACK_TIMEOUT_MAX 31
+#define ROCE_RNR_TIMER_MAX 31
+
+/*
+ * Local ACK timeout from the 5-bit QP attribute: 4.096 us * 2^timeout,
+ * 0 = infinite (ROCE_TIMEOUT_NONE).  Values above 31 cannot be set via
+ * verbs; they are clamped to 31 (~2.4 h) rather than treated as
+ * infinite, so a corrupted attribute can never disable retransmission.
+ */
+u64 roce_ack_timeout_ns(u8 timeout);
+
+/*
+ * RNR NAK timer code (AETH value / min_rnr_timer) to nanoseconds, per
+ * the IBTA table: code 0 is the longest (655.36 ms), 1 the shortest
+ * (10 us).  Code 25 is 61.44 ms (rxe's table has a 61.41 ms typo).
+ * Only the low 5 bits of code are used.
+ */
+u64 roce_rnr_timer_ns(u8 code);
+
+/*
+ * Retry budgets.  Both counters are 3-bit QP attributes counting retries
+ * *after* the first attempt.  IBTA makes rnr_retry == 7 infinite, but
+ * retry_cnt == 7 is just seven retries (rxe gets this wrong).
+ */
+#define ROCE_RETRY_CNT_MAX 7
+#define ROCE_RNR_RETRY_INFINITE 7
+
+/*
+ * Spend one transport retry (ACK timeout or PSN sequence error NAK).
+ * Returns true and decrements *left if a retry is allowed; false means
+ * the WQE completes with RETRY_EXC_ERR.
+ */
+bool roce_retry_consume(u8 *left);
+
+/*
+ * Spend one RNR retry.  *left == 7 never runs out and is not
+ * decremented; false means RNR_RETRY_EXC_ERR.
+ */
+bool roce_rnr_retry_consume(u8 *left);
+
+ROCE_EXTERN_C_END
+
+#endif /* SROCE_PROTO_TIMERS_H */
