@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Context lifetime and device/port queries.
+ *
+ * alloc_context() runs inside ibv_open_device(): libibverbs has opened
+ * /dev/infiniband/uverbsN and hands us the fd.  We let libibverbs allocate
+ * and initialise the context, then GET_CONTEXT creates the kernel ucontext,
+ * whose driver payload tells us which sroce ABI the kernel speaks.
+ *
+ * Ops left NULL in kContextOps keep libibverbs' dummies (EOPNOTSUPP).  QPs,
+ * CQs and SRQs are deliberately absent until their mmap()ed rings exist in
+ * the shared ABI header.
+ */
+#include "provider.hpp"
+
+#include <cstdio>
+
+namespace sroce {
+namespace {
+
+/* Undo everything _verbs_init_and_alloc_context() did, then free. */
+struct ContextRelease {
+	void operator()(Context *ctx) const noexcept
+	{
+		verbs_uninit_context(&ctx->vctx);
+		std::free(ctx);
+	}
+};
+using ContextPtr = std::unique_ptr<Context, ContextRelease>;
+
+int query_device_ex(ibv_context *ibctx, const ibv_query_device_ex_input *input,
+		    ibv_device_attr_ex *attr, size_t attr_size) noexcept
+{
+	ib_uverbs_ex_query_device_resp resp{};
+	size_t resp_size = sizeof(resp);
+
+	const int ret = ibv_cmd_query_device_any(ibctx, input, attr, attr_size,
+						 &resp, &resp_size);
+	if (ret) {
+		errno = ret;
+		return ret;
+	}
+
+	/*
+	 * libibverbs does not translate fw_ver; like other soft providers we
+	 * read the kernel's u64 as major.minor.sub_minor in 16-bit fields.
+	 */
+	const uint64_t fw = resp.base.fw_ver;
+	std::snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
+		      "%u.%u.%u", static_cast<unsigned>((fw >> 32) & 0xffff),
+		      static_cast<unsigned>((fw >> 16) & 0xffff),
+		      static_cast<unsigned>(fw & 0xffff));
+	return 0;
+}
+
+int query_port(ibv_context *ibctx, uint8_t port_num,
+	       ibv_port_attr *port_attr) noexcept
+{
+	/* Not NULL: the write() fallback stores port_num into it. */
+	struct ibv_query_port cmd{};
+
+	const int ret = ibv_cmd_query_port(ibctx, port_num, port_attr, &cmd,
+					   sizeof(cmd));
+	if (ret)
+		errno = ret;
+	return ret;
+}
+
+void free_context(ibv_context *ibctx) noexcept
+{
+	ContextRelease{}(to_context(ibctx));
+}
+
+/* Built by assignment so unnamed ops are plainly zero (NULL). */
+constexpr verbs_context_ops make_context_ops()
+{
+	verbs_context_ops ops{};
+	ops.alloc_pd = alloc_pd;
+	ops.create_ah = create_ah;
+	ops.dealloc_pd = dealloc_pd;
+	ops.dereg_mr = dereg_mr;
+	ops.destroy_ah = destroy_ah;
+	ops.free_context = free_context;
+	ops.query_device_ex = query_device_ex;
+	ops.query_port = query_port;
+	ops.reg_mr = reg_mr;
+	ops.rereg_mr = rereg_mr;
+	return ops;
+}
+constinit const verbs_context_ops kContextOps = make_context_ops();
+
+using GetContextResp =
+	abi::DrvResp<ib_uverbs_get_context_resp, sroce_alloc_ucontext_resp>;
+
+/* _verbs_init_and_alloc_context() takes the offset disguised as a pointer. */
+verbs_context *vctx_offset() noexcept
+{
+	return reinterpret_cast<verbs_context *>(offsetof(Context, vctx));
+}
+
+} /* namespace */
+
+verbs_context *alloc_context(ibv_device *ibdev, int cmd_fd,
+			     void * /*private_data: only for mlx5 */) noexcept
+{
+	/*
+	 * Takes ownership of cmd_fd: on failure it has closed the fd and set
+	 * errno.  RDMA_DRIVER_UNKNOWN matches the kernel's ops.driver_id.
+	 */
+	ContextPtr ctx(static_cast<Context *>(_verbs_init_and_alloc_context(
+		ibdev, cmd_fd, sizeof(Context), vctx_offset(),
+		RDMA_DRIVER_UNKNOWN)));
+	if (!ctx)
+		return nullptr;
+
+	struct ibv_get_context cmd{};
+	GetContextResp resp{};
+
+	const int ret = ibv_cmd_get_context(&ctx->vctx, &cmd, sizeof(cmd),
+					    resp.core(), sizeof(resp));
+	if (ret) {
+		SROCE_ERR(&ctx->vctx, "GET_CONTEXT failed: %d", ret);
+		ctx.reset(); /* closes cmd_fd, as a failed alloc_context must */
+		errno = ret;
+		return nullptr;
+	}
+
+	/*
+	 * The payload stays zero if the kernel wrote none, so an old or
+	 * foreign kernel is caught here too.  Destroying the ucontext again
+	 * is just closing the fd, which ctx.reset() does.
+	 */
+	if (resp.drv.abi_version != SROCE_UVERBS_ABI_VERSION) {
+		SROCE_ERR(&ctx->vctx,
+			  "kernel sroce ABI %u, provider speaks %u",
+			  resp.drv.abi_version, SROCE_UVERBS_ABI_VERSION);
+		ctx.reset();
+		errno = EPROTO;
+		return nullptr;
+	}
+	ctx->kernel_abi = resp.drv.abi_version;
+
+	verbs_set_ops(&ctx->vctx, &kContextOps);
+	return &ctx.release()->vctx;
+}
+
+} /* namespace sroce */
