@@ -1,0 +1,163 @@
+"""Host side of the guest test harness.
+
+A Guest is one qemu guest booted by scripts/vm-run with the in-guest agent
+(agent.py) as its command.  Tests send it shell commands one at a time and
+get back exit status and output, so a whole group of checks shares one
+boot.  After every test the kernel log is scanned; a warning, oops or hung
+task fails the test that was running.
+"""
+import itertools
+import json
+import os
+import re
+import subprocess
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+VM_RUN = os.path.join(ROOT, "scripts", "vm-run")
+AGENT = os.path.join(ROOT, "tests", "guest", "agent.py")
+
+# What a healthy kernel never prints.
+BAD_KERNEL_LOG = re.compile(
+    r"BUG:|WARNING:|Oops|general protection|RIP:|blocked for more than|"
+    r"soft lockup|rcu_sched self-detected stall|rcu: INFO|UBSAN:|KASAN:|"
+    r"kmemleak:|list_add corruption|list_del corruption")
+
+
+class GuestDied(Exception):
+    pass
+
+
+class Result:
+    def __init__(self, cmd, res):
+        self.cmd = cmd
+        self.rc = res["rc"]
+        self.stdout = res["stdout"]
+        self.stderr = res["stderr"]
+        self.timed_out = res["timed_out"]
+        self.seconds = res["seconds"]
+
+    @property
+    def output(self):
+        return self.stdout + self.stderr
+
+    def __repr__(self):
+        return "<Result rc=%s cmd=%r\n--- stdout\n%s--- stderr\n%s>" % (
+            self.rc, self.cmd, self.stdout, self.stderr)
+
+
+class Guest:
+    def __init__(self, out_dir, rxe=False, mtu=None, mem=2048, smp=2,
+                 timeout=3000, load=True):
+        self.out = str(out_dir)
+        self.rpc = os.path.join(self.out, "rpc")
+        self.console = os.path.join(self.out, "console.log")
+        args = [VM_RUN, "--out", self.out, "--timeout", str(timeout),
+                "--mem", str(mem), "--smp", str(smp)]
+        if rxe:
+            args.append("--rxe")
+        if mtu:
+            args += ["--mtu", str(mtu)]
+        if not load:
+            args.append("--no-load")
+        self.args = args + ["--", "/usr/bin/python3", AGENT]
+        self.proc = None
+        self.seq = itertools.count(1)
+        self.kernel_log = []
+
+    # -- life cycle --------------------------------------------------------
+    def start(self, boot_timeout=120):
+        os.makedirs(self.out, exist_ok=True)
+        self.log = open(os.path.join(self.out, "vm-run.log"), "w")
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen(self.args, stdout=self.log,
+                                     stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL)
+        ready = os.path.join(self.rpc, "ready")
+        deadline = time.monotonic() + boot_timeout
+        while not os.path.exists(ready):
+            self._check_alive()
+            if time.monotonic() > deadline:
+                self.kill()
+                raise GuestDied("guest did not come up in %ds\n%s" %
+                                (boot_timeout, self.console_tail()))
+            time.sleep(0.05)
+        self.boot_seconds = time.monotonic() - self.started
+        return self
+
+    def stop(self):
+        """Stops the agent and waits for the guest to power off."""
+        if self.proc is None:
+            return
+        try:
+            if self.proc.poll() is None:
+                self._request({"op": "exit"}, timeout=30)
+                self.proc.wait(timeout=60)
+        except (GuestDied, subprocess.TimeoutExpired):
+            self.kill()
+        finally:
+            self.proc = None
+            self.log.close()
+
+    def kill(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    # -- requests ----------------------------------------------------------
+    def run(self, cmd, timeout=120, check=False):
+        """Runs a bash command line in the guest's initial namespace."""
+        res = Result(cmd, self._request({"op": "run", "cmd": cmd,
+                                         "timeout": timeout, "cwd": ROOT},
+                                        timeout=timeout + 30))
+        if check and res.rc != 0:
+            raise AssertionError("guest command failed: %r" % res)
+        return res
+
+    def run_peer(self, cmd, **kw):
+        """Runs a command inside network namespace `peer` (veth1, sroce1)."""
+        return self.run("ip netns exec peer bash -c %s" % _quote(cmd), **kw)
+
+    def new_kernel_log(self):
+        lines = self._request({"op": "kmsg"}, timeout=30)["lines"]
+        self.kernel_log += lines
+        return lines
+
+    def kernel_problems(self):
+        return [l for l in self.new_kernel_log() if BAD_KERNEL_LOG.search(l)]
+
+    def _request(self, req, timeout):
+        n = next(self.seq)
+        tmp = os.path.join(self.rpc, "%d.req.tmp" % n)
+        with open(tmp, "w") as f:
+            json.dump(req, f)
+        os.rename(tmp, os.path.join(self.rpc, "%d.req" % n))
+        res_path = os.path.join(self.rpc, "%d.res" % n)
+        deadline = time.monotonic() + timeout
+        while not os.path.exists(res_path):
+            self._check_alive()
+            if time.monotonic() > deadline:
+                raise GuestDied("no answer from the guest in %ds to %r\n%s" %
+                                (timeout, req, self.console_tail()))
+            time.sleep(0.01)
+        with open(res_path) as f:
+            res = json.load(f)
+        os.unlink(res_path)
+        return res
+
+    def _check_alive(self):
+        if self.proc.poll() is not None:
+            raise GuestDied("the guest stopped (vm-run exit %s)\n%s" %
+                            (self.proc.returncode, self.console_tail()))
+
+    def console_tail(self, lines=60):
+        try:
+            with open(self.console, errors="replace") as f:
+                return "--- guest console (last %d lines) ---\n%s" % (
+                    lines, "".join(f.readlines()[-lines:]))
+        except OSError:
+            return "(no guest console log)"
+
+
+def _quote(s):
+    return "'" + s.replace("'", "'\\''") + "'"

@@ -1,0 +1,107 @@
+"""The sroce device as a user meets it: module, rdma links, port, provider."""
+import re
+
+import pytest
+
+
+def link_names(guest):
+    """{device: netdev} over both namespaces (a link shows its netdev only
+    in the netdev's own namespace)."""
+    out = guest.run("rdma link show; ip netns exec peer rdma link show",
+                    check=True).stdout
+    links = {}
+    for dev, netdev in re.findall(r"link (\S+)/1 [^\n]*?(?:netdev (\S+))?\s*$",
+                                  out, re.M):
+        links[dev] = netdev or links.get(dev)
+    return links
+
+
+def test_module_loaded_and_links_up(guest):
+    assert "sroce" in guest.run("lsmod", check=True).stdout.split()
+    links = link_names(guest)
+    assert links.get("sroce0") == "veth0"
+    assert links.get("sroce1") == "veth1"
+
+
+def test_sysfs_identity(guest):
+    r = guest.run("cat /sys/class/infiniband/sroce0/sroce_abi "
+                  "/sys/class/infiniband/sroce0/parent", check=True)
+    assert r.stdout.split() == ["sroce-1", "veth0"]
+
+
+def test_link_delete_and_add(guest):
+    guest.run("rdma link delete sroce0", check=True)
+    assert "sroce0" not in link_names(guest)
+    guest.run("rdma link add sroce0 type sroce netdev veth0", check=True)
+    assert link_names(guest).get("sroce0") == "veth0"
+    # and the same inside the peer namespace
+    guest.run_peer("rdma link delete sroce1", check=True)
+    assert "sroce1" not in link_names(guest)
+    guest.run_peer("rdma link add sroce1 type sroce netdev veth1", check=True)
+    assert link_names(guest).get("sroce1") == "veth1"
+
+
+def test_link_add_refused(guest):
+    dup = guest.run("rdma link add sroce9 type sroce netdev veth0")
+    assert dup.rc != 0, "a second sroce device on veth0 must be refused"
+    lo = guest.run("rdma link add sroce9 type sroce netdev lo")
+    assert lo.rc != 0, "lo is not an Ethernet device"
+    missing = guest.run("rdma link add sroce9 type sroce netdev nosuchdev")
+    assert missing.rc != 0
+    assert "sroce9" not in link_names(guest)
+
+
+def devinfo(guest, dev):
+    r = guest.run("ibv_devinfo -d %s" % dev, check=True)
+    return dict(re.findall(r"^\s*(\w+):\s*(.+?)\s*$", r.stdout, re.M))
+
+
+def test_ibv_devinfo_through_provider(guest):
+    info = devinfo(guest, "sroce0")
+    assert info["hca_id"] == "sroce0"
+    assert info["transport"].startswith("InfiniBand")
+    assert info["link_layer"] == "Ethernet"
+    assert info["state"].startswith("PORT_ACTIVE")
+    assert info["active_mtu"].startswith("1024")
+    assert info["phys_port_cnt"] == "1"
+
+
+def test_ibv_devices_lists_both(guest):
+    out = guest.run("ibv_devices", check=True).stdout
+    assert re.search(r"^\s+sroce0\s+[0-9a-f]{16}\s*$", out, re.M)
+    assert re.search(r"^\s+sroce1\s+[0-9a-f]{16}\s*$", out, re.M)
+
+
+def test_port_follows_carrier_and_mtu(guest):
+    try:
+        guest.run("ip link set veth0 down", check=True)
+        assert devinfo(guest, "sroce0")["state"].startswith("PORT_DOWN")
+        guest.run("ip link set veth0 up", check=True)
+        assert devinfo(guest, "sroce0")["state"].startswith("PORT_ACTIVE")
+        guest.run("ip link set veth0 mtu 9000", check=True)
+        assert devinfo(guest, "sroce0")["active_mtu"].startswith("4096")
+    finally:
+        guest.run("ip link set veth0 mtu 1500; ip link set veth0 up")
+
+
+def test_renamed_device_still_claimed(guest):
+    guest.run("rdma dev set sroce0 name foo", check=True)
+    try:
+        assert devinfo(guest, "foo")["hca_id"] == "foo"
+    finally:
+        guest.run("rdma dev set foo name sroce0", check=True)
+
+
+def test_gid_table_has_roce_v2_ipv4(guest):
+    r = guest.run("ibv_devinfo -v -d sroce0", check=True)
+    assert re.search(r"GID\[\s*\d+\]:\s+::ffff:198\.51\.100\.1, RoCE v2", r.stdout), r
+
+
+def test_unload_with_devices_and_reload(guest):
+    guest.run("rmmod sroce", check=True)
+    assert "sroce0" not in link_names(guest)
+    assert guest.run("test -e /sys/module/sroce").rc != 0
+    guest.run("modprobe sroce && rdma link add sroce0 type sroce netdev veth0"
+              " && ip netns exec peer rdma link add sroce1 type sroce netdev veth1",
+              check=True)
+    assert set(link_names(guest)) >= {"sroce0", "sroce1"}
