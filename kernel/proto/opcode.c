@@ -6,6 +6,13 @@
  */
 #include "opcode.h"
 
+/* hdrs is a u16 mask and offsets/lengths are u8: keep it that way. */
+ROCE_STATIC_ASSERT(ROCE_EXT_COUNT <= 16, "roce_opcode_info.hdrs too narrow");
+ROCE_STATIC_ASSERT(ROCE_BTH_LEN + ROCE_DETH_LEN + ROCE_FETH_LEN +
+		   ROCE_RETH_LEN + ROCE_ATMETH_LEN + ROCE_AETH_LEN +
+		   ROCE_ATMACK_LEN + ROCE_IMM_LEN + ROCE_IETH_LEN +
+		   ROCE_CNP_PAD_LEN <= 255, "header length must fit a u8");
+
 /* Size of extension header e if present in mask h, else 0. */
 #define SZ(h, e) (((h) & ROCE_HDR_##e) ? ROCE_##e##_LEN : 0)
 

@@ -26,6 +26,8 @@ ROCE_EXTERN_C_BEGIN
 #define ROCE_IETH_LEN 4
 #define ROCE_CNP_PAD_LEN 16	/* CNP: 16 reserved bytes after the BTH */
 #define ROCE_ICRC_LEN 4
+/* Longest BTH + extension headers of a supported opcode (CMP_SWAP). */
+#define ROCE_MAX_HDR_LEN (ROCE_BTH_LEN + ROCE_ATMETH_LEN)
 
 /*
  * Extension headers in the order they appear on the wire after the BTH.

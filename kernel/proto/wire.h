@@ -111,6 +111,11 @@ const char *roce_parse_err_name(int err);
  * Parse one RoCE v2 packet.  buf starts at the BTH, len covers BTH
  * through ICRC inclusive.  Returns 0 and fills *out, or -ROCE_PERR_*.
  * Does not check the ICRC, P_Key or QP; those need context.
+ *
+ * Only bytes [0, min(len, op->hdr_len)) are read, never payload or ICRC,
+ * so for a paged skb it is enough that the first ROCE_MAX_HDR_LEN bytes
+ * (or all of them, if fewer) are linear; len must still be the true
+ * length (UDP length - 8), not skb->len, which may include Ethernet pad.
  */
 int roce_parse(const u8 *buf, size_t len, struct roce_pkt_info *out);
 

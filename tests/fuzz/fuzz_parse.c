@@ -125,7 +125,7 @@ static void check_icrc(const u8 *data, size_t size)
 	CHECK(one == ref_icrc(ip, ip_len, v6, udp, n));
 	if (size >= ROCE_BTH_LEN) {
 		tail = size - ROCE_BTH_LEN;
-		cut = size ? data[size - 1] % (tail + 1) : 0;
+		cut = data[size - 1] % (tail + 1);
 		st = roce_icrc_begin(ip, ip_len, v6, udp, udp + 8);
 		st = roce_crc32_update(st, udp + 20, cut);
 		st = roce_crc32_update(st, udp + 20 + cut, tail - cut);

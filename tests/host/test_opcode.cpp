@@ -214,6 +214,16 @@ TEST(Opcode, WellKnownHeaderLengths)
 	EXPECT_EQ(roce_opcode_get(ROCE_OP_RC_FLUSH)->hdr_len, 32);
 }
 
+TEST(Opcode, MaxHeaderLengthBoundsEverySupportedOpcode)
+{
+	unsigned max = 0;
+
+	for (int i = 0; i < 256; i++)
+		if (roce_opcode_supported(static_cast<u8>(i)))
+			max = std::max<unsigned>(max, roce_opcode_get(static_cast<u8>(i))->hdr_len);
+	EXPECT_EQ(max, static_cast<unsigned>(ROCE_MAX_HDR_LEN));
+}
+
 TEST(Opcode, FlagsDescribeKindPositionAndContents)
 {
 	for (const auto &e : expected()) {
