@@ -94,13 +94,21 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	addrconf_addr_eui48((unsigned char *)&sdev->ib.node_guid,
 			    ndev->dev_addr);
 	strscpy(sdev->ib.node_desc, "sroce", sizeof(sdev->ib.node_desc));
+	/* The provider's doorbell is a POST_SEND write with no work requests. */
+	sdev->ib.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
 	ib_set_device_ops(&sdev->ib, &sroce_dev_ops);
+	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
+	xa_init_flags(&sdev->mrs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&sdev->srqs, XA_FLAGS_ALLOC1);
 
 	mutex_lock(&sroce_devices_lock);
 	list_add_tail(&sdev->node, &sroce_devices);
 	mutex_unlock(&sroce_devices_lock);
 
 	err = ib_device_set_netdev(&sdev->ib, ndev, SROCE_PORT);
+	if (!err)
+		err = sroce_net_attach(sdev);
 	if (!err)
 		err = ib_register_device(&sdev->ib, ibdev_name, NULL);
 	if (err) {
@@ -123,6 +131,14 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 void sroce_dealloc_driver(struct ib_device *ib)
 {
 	struct sroce_dev *sdev = to_sdev(ib);
+
+	sroce_net_detach(sdev);
+	WARN_ON(!xa_empty(&sdev->qps) || !xa_empty(&sdev->mrs) ||
+		!xa_empty(&sdev->ahs) || !xa_empty(&sdev->srqs));
+	xa_destroy(&sdev->qps);
+	xa_destroy(&sdev->mrs);
+	xa_destroy(&sdev->ahs);
+	xa_destroy(&sdev->srqs);
 
 	mutex_lock(&sroce_devices_lock);
 	list_del(&sdev->node);

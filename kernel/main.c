@@ -14,16 +14,31 @@ static struct rdma_link_ops sroce_link_ops = {
 	.newlink = sroce_newlink,
 };
 
+/* Send engines: one work item per QP; unbound so QPs spread over CPUs. */
+struct workqueue_struct *sroce_wq;
+
 static int __init sroce_init(void)
 {
 	int err;
 
+	sroce_wq = alloc_workqueue("sroce", WQ_UNBOUND | WQ_HIGHPRI, 0);
+	if (!sroce_wq)
+		return -ENOMEM;
+	err = sroce_net_init();
+	if (err)
+		goto err_wq;
 	err = sroce_device_init();
 	if (err)
-		return err;
+		goto err_net;
 	rdma_link_register(&sroce_link_ops);
 	pr_info("sroce: software RoCE v2 loaded\n");
 	return 0;
+
+err_net:
+	sroce_net_exit();
+err_wq:
+	destroy_workqueue(sroce_wq);
+	return err;
 }
 
 static void __exit sroce_exit(void)
@@ -33,6 +48,8 @@ static void __exit sroce_exit(void)
 	 */
 	rdma_link_unregister(&sroce_link_ops);
 	sroce_device_exit();
+	sroce_net_exit();
+	destroy_workqueue(sroce_wq);
 	pr_info("sroce: unloaded\n");
 }
 

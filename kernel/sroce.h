@@ -5,23 +5,109 @@
  * Object ownership: ib_core allocates every verbs object (ib_pd, ib_qp …)
  * with the size we declare through INIT_RDMA_OBJ_SIZE, so each sroce object
  * embeds its ib_* base as the first member and is reached with container_of.
+ *
+ * Contexts: verbs calls run in process context; the receive path (responder
+ * and completer) runs in softirq from the UDP socket; each QP's send engine
+ * (requester and READ responses) runs from a work item; timers are soft
+ * hrtimers.  Locks are therefore taken with _bh where process context and
+ * softirq meet.
  */
 #ifndef SROCE_H
 #define SROCE_H
 
+#include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/netdevice.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include "../include/uapi/sroce-abi.h"
+#include "proto/wire.h"
 
 #define SROCE_PORT 1			/* the one port of every sroce device */
+
+/*
+ * Limits we advertise.  They are promises: each one is enforced where the
+ * object is created.
+ */
+#define SROCE_MAX_QP		(1 << 16)
+#define SROCE_MAX_QP_WR		16384
+#define SROCE_MAX_SGE		32
+#define SROCE_MAX_INLINE	256
+#define SROCE_MAX_CQ		(1 << 16)
+#define SROCE_MAX_CQE		((1 << 16) - 1)
+#define SROCE_MAX_MR		(1 << 18)
+#define SROCE_MAX_PD		(1 << 16)
+#define SROCE_MAX_SRQ		(1 << 16)
+#define SROCE_MAX_SRQ_WR	16384
+#define SROCE_MAX_AH		(1 << 16)
+#define SROCE_MAX_RD_ATOMIC	128
+#define SROCE_MAX_MCAST_GRP	8192
+#define SROCE_MAX_MCAST_QP	56
+#define SROCE_MAX_MSG_SIZE	(1U << 31)
+#define SROCE_MAX_RING_SLOTS	(1 << 17)
+#define SROCE_MAX_FRMR_PAGES	512
+
+/* QPNs 0 and 1 are the special QPs; ours start at 16 like hardware's. */
+#define SROCE_FIRST_QPN		16
+
+/* ------------------------------------------------------------------------
+ * Counters: one enum, one name table (counters.c), per-device atomics.
+ */
+enum sroce_counter {
+	SROCE_CNT_TX_PACKETS,
+	SROCE_CNT_TX_BYTES,
+	SROCE_CNT_RX_PACKETS,
+	SROCE_CNT_RX_BYTES,
+	SROCE_CNT_RETRANSMITS,
+	SROCE_CNT_TIMEOUTS,
+	SROCE_CNT_RNR_NAK_SENT,
+	SROCE_CNT_RNR_NAK_RCVD,
+	SROCE_CNT_SEQ_ERR_SENT,
+	SROCE_CNT_SEQ_ERR_RCVD,
+	SROCE_CNT_ICRC_ERRORS,
+	SROCE_CNT_DUP_REQUESTS,
+	SROCE_CNT_RX_MALFORMED,
+	SROCE_CNT_RX_NO_QP,
+	SROCE_CNT_RX_DROPPED,		/* well-formed but not acceptable */
+	SROCE_CNT_TX_ERRORS,
+	SROCE_CNT_REMOTE_ACCESS_ERR,
+	SROCE_CNT_COMPLETION_ERRORS,
+	SROCE_CNT_NUM
+};
+
+struct sroce_net;
 
 struct sroce_dev {
 	struct ib_device ib;		/* must stay first: ib_alloc_device */
 	struct net_device *ndev;	/* held by ib_core via ib_device_set_netdev */
 	struct list_head node;		/* on sroce_devices, for module unload */
+	struct sroce_net *net;		/* UDP sockets of ndev's namespace */
+
+	struct xarray qps;		/* qpn -> sroce_qp (RCU lookups) */
+	u32 next_qpn;
+	struct xarray mrs;		/* key index (key >> 8) -> sroce_mr */
+	u32 next_mr;
+	struct xarray ahs;		/* ah_num -> sroce_ah */
+	u32 next_ah;
+	struct xarray srqs;		/* srq_num -> sroce_srq */
+	u32 next_srq;
+	atomic_t num_cq, num_pd;
+
+	atomic64_t counters[SROCE_CNT_NUM];
 };
+
+static inline struct sroce_dev *to_sdev(struct ib_device *ib)
+{
+	return container_of(ib, struct sroce_dev, ib);
+}
+
+static inline void sroce_count(struct sroce_dev *sdev, enum sroce_counter c,
+			       u64 n)
+{
+	atomic64_add(n, &sdev->counters[c]);
+}
 
 struct sroce_ucontext {
 	struct ib_ucontext ib;
@@ -31,21 +117,464 @@ struct sroce_pd {
 	struct ib_pd ib;
 };
 
-static inline struct sroce_dev *to_sdev(struct ib_device *ib)
+static inline struct sroce_pd *to_spd(struct ib_pd *pd)
 {
-	return container_of(ib, struct sroce_dev, ib);
+	return container_of(pd, struct sroce_pd, ib);
 }
 
-/* device.c: device lifetime, ports, netdev events */
+/* ------------------------------------------------------------------------
+ * Rings (ring.c): the layout of include/uapi/sroce-abi.h, in a vmalloc_user
+ * buffer that user space may map.  Kernel consumers use the same rings
+ * without mapping them.
+ */
+struct sroce_ring {
+	struct sroce_ring_ctrl *ctrl;
+	u8 *slots;
+	u32 num_slots;
+	u32 mask;
+	u32 slot_size;
+	size_t bytes;
+	struct rdma_user_mmap_entry *mmap_entry;	/* NULL: not exported */
+};
+
+static inline void *sroce_ring_slot(const struct sroce_ring *r, u32 index)
+{
+	return r->slots + (size_t)(index & r->mask) * r->slot_size;
+}
+
+int sroce_ring_init(struct sroce_ring *r, u32 min_slots, u32 slot_size);
+int sroce_ring_export(struct sroce_ring *r, struct ib_ucontext *uctx,
+		      struct sroce_ring_info *info);
+void sroce_ring_free(struct sroce_ring *r);
+int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
+void sroce_mmap_free(struct rdma_user_mmap_entry *entry);
+
+/* ------------------------------------------------------------------------
+ * Memory regions (mr.c).  Keys: bits 31..8 index the device's MR table,
+ * bits 7..0 are a random variant, so a key is not predictable from the
+ * previous registration and a stale key misses.  lkey == rkey.
+ */
+enum sroce_mr_kind {
+	SROCE_MR_DMA,		/* kernel virtual addresses, no bounds */
+	SROCE_MR_USER,		/* pinned user pages */
+	SROCE_MR_FAST,		/* fast registration (page list) */
+};
+
+struct sroce_mr {
+	struct ib_mr ib;
+	enum sroce_mr_kind kind;
+	u32 key;			/* the lkey == rkey lookups match */
+	int access;			/* IB_ACCESS_* */
+	u64 iova;
+	u64 length;
+	struct ib_umem *umem;
+	struct page **pages;		/* USER: one per PAGE_SIZE of the range */
+	u32 npages;
+	u32 page_offset;		/* of iova in pages[0] or fast_pages[0] */
+	u64 *fast_pages;		/* FAST: kernel addresses of the pages */
+	u32 fast_max;
+	u32 fast_npages;
+	u32 fast_page_size;
+	bool valid;			/* FAST: between REG_MR and LOCAL_INV */
+	struct rcu_head rcu;
+};
+
+static inline struct sroce_mr *to_smr(struct ib_mr *mr)
+{
+	return container_of(mr, struct sroce_mr, ib);
+}
+
+enum sroce_copy_dir {
+	SROCE_TO_MR,		/* received data into memory */
+	SROCE_FROM_MR,		/* memory into a packet */
+};
+
+/* Returns the MR named by @key, or NULL.  Caller holds rcu_read_lock(). */
+struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key);
+/*
+ * Checks that [iova, iova+len) lies in @mr, that @mr belongs to @pd and
+ * grants every bit of @access.  0, or -EACCES (rights, PD) / -ERANGE.
+ */
+int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova, u64 len,
+		   int access);
+/* Copies @len bytes between @buf and the checked range at @iova. */
+void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		   enum sroce_copy_dir dir);
+/* Pointer to the 8 bytes at @iova (8-aligned, checked) for atomics. */
+u64 *sroce_mr_atomic_ptr(struct sroce_mr *mr, u64 iova, struct page **page);
+
+/*
+ * Copies between a scatter list and a linear buffer, starting @offset
+ * bytes into the list.  Resolves and checks every lkey against @pd with
+ * @access.  0, or -EACCES/-ERANGE/-EINVAL for a bad SGE.
+ */
+int sroce_sgl_copy(struct sroce_dev *sdev, struct ib_pd *pd,
+		   const struct sroce_sge *sge, u32 num_sge, u64 offset,
+		   void *buf, u32 len, int access, enum sroce_copy_dir dir);
+
+struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access);
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata);
+struct ib_mr *sroce_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
+			     u32 max_num_sg);
+int sroce_map_mr_sg(struct ib_mr *mr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset);
+int sroce_dereg_mr(struct ib_mr *mr, struct ib_udata *udata);
+/* Work requests REG_MR / LOCAL_INV and remote invalidation. */
+int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
+		      u32 new_key, int access);
+int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key);
+
+/* ------------------------------------------------------------------------
+ * Completion queues (cq.c).
+ */
+struct sroce_cq {
+	struct ib_cq ib;
+	spinlock_t lock;		/* producers: every QP that completes here */
+	struct sroce_ring ring;		/* user: sroce_cqe; kernel: ib_wc */
+	bool user;
+	u32 prod;			/* ours; published to ring.ctrl for users */
+	u32 cons;			/* kernel CQs only */
+	u32 notify;			/* kernel CQs: SROCE_CQ_ARM_* */
+	bool overflow;
+};
+
+static inline struct sroce_cq *to_scq(struct ib_cq *cq)
+{
+	return container_of(cq, struct sroce_cq, ib);
+}
+
+/*
+ * Adds one completion.  @wc uses kernel encodings; a user CQ gets it
+ * translated.  Raises the completion event when armed.  -ENOSPC (and an
+ * IB_EVENT_CQ_ERR) when the CQ overflows.
+ */
+int sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc, bool solicited);
+
+int sroce_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
+		    struct ib_udata *udata);
+int sroce_destroy_cq(struct ib_cq *cq, struct ib_udata *udata);
+int sroce_resize_cq(struct ib_cq *cq, int cqe, struct ib_udata *udata);
+int sroce_poll_cq(struct ib_cq *cq, int num, struct ib_wc *wc);
+int sroce_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags);
+
+/* ------------------------------------------------------------------------
+ * Receive queues (srq.c): a QP's own RQ and an SRQ share this.
+ */
+struct sroce_rwqe {			/* kernel copy of a receive WQE */
+	u64 wr_id;
+	u32 num_sge;
+	struct sroce_sge sge[SROCE_MAX_SGE];
+};
+
+struct sroce_rq {
+	spinlock_t lock;		/* consumers (rx) vs kernel producers */
+	struct sroce_ring ring;		/* sroce_recv_wqe + SGEs */
+	bool user;
+	u32 prod;			/* kernel RQs: ours */
+	u32 cons;			/* always ours; published for users */
+	u32 max_sge;
+};
+
+struct sroce_srq {
+	struct ib_srq ib;
+	struct sroce_rq rq;
+	u32 srq_num;
+	u32 limit;			/* 0: not armed */
+};
+
+static inline struct sroce_srq *to_ssrq(struct ib_srq *srq)
+{
+	return container_of(srq, struct sroce_srq, ib);
+}
+
+int sroce_rq_init(struct sroce_rq *rq, u32 max_wr, u32 max_sge,
+		  struct ib_udata *udata, struct sroce_ring_info *info);
+void sroce_rq_free(struct sroce_rq *rq);
+/*
+ * Takes the next receive WQE into @out.  0, -EAGAIN when empty, -EIO when
+ * user memory holds a corrupt index or WQE (the QP must go to error).
+ */
+int sroce_rq_pop(struct sroce_rq *rq, struct sroce_rwqe *out);
+/* Posting for kernel consumers. */
+int sroce_rq_post(struct sroce_rq *rq, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr);
+/* Entries waiting, for the SRQ limit event. */
+u32 sroce_rq_count(struct sroce_rq *rq);
+void sroce_srq_check_limit(struct sroce_srq *srq);
+
+int sroce_create_srq(struct ib_srq *srq, struct ib_srq_init_attr *attr,
+		     struct ib_udata *udata);
+int sroce_modify_srq(struct ib_srq *srq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int sroce_query_srq(struct ib_srq *srq, struct ib_srq_attr *attr);
+int sroce_destroy_srq(struct ib_srq *srq, struct ib_udata *udata);
+int sroce_post_srq_recv(struct ib_srq *srq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr);
+
+/* ------------------------------------------------------------------------
+ * Address vectors (ah.c): where a packet goes, resolved from a GID.
+ */
+struct sroce_av {
+	bool ipv6;
+	struct in6_addr saddr;		/* IPv4 as v4-mapped */
+	struct in6_addr daddr;
+	u8 tclass;			/* DSCP << 2 | ECN */
+	u8 hop_limit;
+	u32 flow_label;
+};
+
+struct sroce_ah {
+	struct ib_ah ib;
+	struct sroce_av av;
+	u32 ah_num;
+};
+
+static inline struct sroce_ah *to_sah(struct ib_ah *ah)
+{
+	return container_of(ah, struct sroce_ah, ib);
+}
+
+int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr);
+/* UD: AH by number for user WQEs; caller holds rcu_read_lock(). */
+struct sroce_ah *sroce_ah_lookup(struct sroce_dev *sdev, u32 ah_num);
+int sroce_create_ah(struct ib_ah *ah, struct rdma_ah_init_attr *attr,
+		    struct ib_udata *udata);
+int sroce_destroy_ah(struct ib_ah *ah, u32 flags);
+int sroce_query_ah(struct ib_ah *ah, struct rdma_ah_attr *attr);
+
+/* ------------------------------------------------------------------------
+ * Network glue (net.c): one UDP socket per namespace, packets in and out.
+ */
+int sroce_net_attach(struct sroce_dev *sdev);
+void sroce_net_detach(struct sroce_dev *sdev);
+int sroce_net_init(void);
+void sroce_net_exit(void);
+
+/* Headroom for Ethernet + IP + UDP in front of a RoCE packet. */
+#define SROCE_HDR_ROOM (LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
+			sizeof(struct udphdr))
+/*
+ * Allocates an skb for a RoCE packet of @len bytes (BTH through pad, no
+ * ICRC) and returns it with data at the BTH and len == @len.
+ */
+struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev, unsigned int len);
+/*
+ * Adds UDP/IP headers and the ICRC and sends.  Consumes @skb.  0 or an
+ * error (route or device unavailable).
+ */
+int sroce_skb_send(struct sroce_dev *sdev, const struct sroce_av *av,
+		   u16 sport, struct sk_buff *skb);
+
+/* Receive entry from net.c: @skb data at the BTH, ICRC checked. */
+void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb,
+		const struct roce_pkt_info *pkt);
+
+/* ------------------------------------------------------------------------
+ * Queue pairs (qp.c) and the transport engine (req.c, resp.c, comp.c).
+ */
+struct sroce_swqe {			/* kernel copy of a send WQE */
+	struct sroce_send_wqe wqe;	/* validated */
+	struct sroce_av av;		/* UD: the AH's, resolved when taken */
+	u32 length;			/* payload bytes of the message */
+	u32 first_psn;			/* RC/UC: PSN of its first packet */
+	u32 last_psn;			/* ... and of its last */
+	u32 npsn;			/* PSNs it uses */
+	u8 state;			/* enum sroce_swqe_state */
+	u8 status;			/* ib_wc_status once done */
+	struct ib_mr *reg_mr;		/* REG_MR (kernel QPs) */
+	u32 reg_key;
+	int reg_access;
+	union {				/* followed by wqe.num_sge SGEs ... */
+		struct sroce_sge sge[0];
+		u8 inline_data[0];	/* ... or wqe.inline_len bytes */
+	};
+};
+
+enum sroce_swqe_state {
+	SROCE_SWQE_QUEUED,		/* not all packets sent yet */
+	SROCE_SWQE_SENT,		/* every packet sent, waiting for ACK */
+	SROCE_SWQE_DONE,		/* acknowledged or failed */
+};
+
+/* A READ or atomic the responder accepted: for replies and duplicates. */
+enum sroce_res_kind {
+	SROCE_RES_READ = 1,
+	SROCE_RES_ATOMIC,
+};
+
+struct sroce_rd_res {
+	u8 kind;			/* enum sroce_res_kind */
+	bool replay;			/* ATOMIC: result known, resend it */
+	u32 first_psn;
+	u32 last_psn;
+	/* READ: what is left to send */
+	u64 va;
+	u32 rkey;
+	u32 length;			/* of the whole request */
+	u32 sent;			/* bytes already sent */
+	u32 next_psn;
+	bool done;			/* READ: every response sent */
+	/* ATOMIC: the original value returned */
+	u64 atomic_orig;
+};
+
+struct sroce_qp {
+	struct ib_qp ib;
+	struct sroce_dev *sdev;
+	refcount_t ref;			/* lookups from the receive path */
+	struct completion freed;	/* last ref dropped */
+	struct rcu_head rcu;
+
+	/* --- attributes (set by modify_qp under state_lock) ----------- */
+	struct mutex modify_lock;	/* serialises verbs on the QP */
+	spinlock_t state_lock;		/* state vs the data path */
+	enum ib_qp_state state;
+	bool sq_draining;		/* SQD requested */
+	u32 dest_qpn;
+	u32 qkey;
+	int access;			/* IB_ACCESS_REMOTE_* */
+	u8 pmtu;			/* enum ib_mtu */
+	u32 mtu;			/* bytes */
+	u8 timeout;			/* local ACK timeout exponent */
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u8 min_rnr_timer;		/* what we ask peers to wait */
+	u8 max_rd_atomic;		/* our outstanding READ/atomic */
+	u8 max_dest_rd_atomic;		/* peers' outstanding towards us */
+	bool sig_all;
+	struct sroce_av av;		/* RC/UC: the peer */
+	u16 sport;			/* UDP source port: constant per QP */
+	u32 sq_psn;
+	u32 rq_psn;
+
+	/* --- send queue ------------------------------------------------- */
+	struct sroce_cq *scq;
+	struct sroce_ring sq;		/* user: the shared ring; kernel: unused */
+	bool user;
+	u32 max_send_sge;
+	u32 max_inline;
+	u8 *shadow;			/* sroce_swqe per slot */
+	u32 shadow_size;		/* bytes per shadow slot */
+	u32 sq_slots;
+	u32 sq_mask;
+	spinlock_t sq_lock;		/* req and comp state below */
+	u32 sq_prod;			/* kernel QPs: producer */
+	u32 fetch;			/* next slot to copy in from the ring */
+	u32 retire;			/* oldest slot not completed */
+
+	/* requester */
+	u32 req_cur;			/* slot being sent */
+	u32 req_offset;			/* bytes of it already sent */
+	u32 req_psn;			/* next PSN to send */
+	u32 rd_atomic_outstanding;
+	bool req_fenced;
+	unsigned long need_retransmit;	/* bit 0: rewind to comp_psn */
+
+	/* completer */
+	u32 comp_psn;			/* oldest PSN not acknowledged */
+	u8 retry_left;
+	u8 rnr_retry_left;
+	bool rnr_wait;			/* paused by an RNR NAK */
+	struct hrtimer retrans_timer;
+	struct hrtimer rnr_timer;
+
+	struct work_struct send_work;
+	atomic_t send_scheduled;
+
+	/* --- receive side ------------------------------------------------ */
+	struct sroce_cq *rcq;
+	struct sroce_rq rq;		/* unused with an SRQ */
+	struct sroce_srq *srq;
+	spinlock_t resp_lock;		/* responder state below */
+	u32 epsn;			/* expected PSN */
+	u32 msn;
+	bool nak_pending;		/* a sequence NAK was sent */
+	bool uc_drop;			/* UC: skipping a broken message */
+	bool have_rwqe;
+	struct sroce_rwqe rwqe;		/* SEND in progress */
+	u32 recv_offset;
+	u64 write_va;			/* WRITE in progress */
+	u32 write_rkey;
+	u32 write_resid;
+	struct sroce_rd_res *rd_res;	/* ring of max_dest_rd_atomic */
+	u32 rd_res_head;		/* next to fill */
+	u32 rd_res_tail;		/* oldest READ still sending */
+	u32 rd_res_count;
+	struct list_head mcast;		/* sroce_mcast_member, groups joined (UD) */
+};
+
+static inline struct sroce_qp *to_sqp(struct ib_qp *qp)
+{
+	return container_of(qp, struct sroce_qp, ib);
+}
+
+static inline struct sroce_swqe *sroce_swqe(struct sroce_qp *qp, u32 index)
+{
+	return (struct sroce_swqe *)(qp->shadow +
+				     (size_t)(index & qp->sq_mask) * qp->shadow_size);
+}
+
+/* Looks up a QP for the receive path and takes a reference. */
+struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
+void sroce_qp_put(struct sroce_qp *qp);
+/* Moves the QP to the error state (flushing) from any context. */
+void sroce_qp_error(struct sroce_qp *qp);
+void sroce_qp_schedule_send(struct sroce_qp *qp);
+
+int sroce_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata);
+int sroce_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata);
+int sroce_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init);
+int sroce_destroy_qp(struct ib_qp *qp, struct ib_udata *udata);
+int sroce_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+int sroce_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+int sroce_attach_mcast(struct ib_qp *qp, union ib_gid *gid, u16 lid);
+int sroce_detach_mcast(struct ib_qp *qp, union ib_gid *gid, u16 lid);
+
+/* req.c: the send engine, run from send_work */
+void sroce_send_work(struct work_struct *work);
+void sroce_sq_retire(struct sroce_qp *qp);
+enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode);
+/* resp.c: READ responses, sent from the send work within *budget */
+bool sroce_resp_send_reads(struct sroce_qp *qp, int *budget);
+/* mcast.c */
+void sroce_mcast_detach_all(struct sroce_qp *qp);
+void sroce_mcast_recv(struct sroce_dev *sdev, struct sk_buff *skb,
+		      const struct roce_pkt_info *pkt);
+/* resp.c: requests arriving at a QP; comp.c: responses and ACKs */
+void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb,
+		     const struct roce_pkt_info *pkt);
+void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
+		     const struct roce_pkt_info *pkt);
+enum hrtimer_restart sroce_retrans_timer(struct hrtimer *t);
+enum hrtimer_restart sroce_rnr_timer(struct hrtimer *t);
+/* Completes the SQ and RQ with flush errors after the QP failed. */
+void sroce_flush_queues(struct sroce_qp *qp);
+
+/* ------------------------------------------------------------------------
+ * device.c, verbs.c, counters.c
+ */
 extern const struct attribute_group sroce_attr_group;
 int sroce_newlink(const char *ibdev_name, struct net_device *ndev);
 void sroce_dealloc_driver(struct ib_device *ib);
 enum ib_port_state sroce_port_state(struct sroce_dev *sdev);
 int sroce_device_init(void);
 void sroce_device_exit(void);
+/* Finds the sroce device on @ndev without a reference (RCU reader). */
+struct sroce_dev *sroce_dev_from_netdev_rcu(struct net_device *ndev);
 
-/* verbs.c: the ib_device_ops table */
 extern const struct ib_device_ops sroce_dev_ops;
 void sroce_fill_device_attrs(struct sroce_dev *sdev, struct ib_device_attr *a);
+
+struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ib, u32 port);
+int sroce_get_hw_stats(struct ib_device *ib, struct rdma_hw_stats *stats,
+		       u32 port, int index);
+
+extern struct workqueue_struct *sroce_wq;
 
 #endif /* SROCE_H */

@@ -9,10 +9,6 @@
 
 #include "sroce.h"
 
-/* Limits we advertise.  They are promises: every one is enforced where the
- * object is created.
- */
-#define SROCE_MAX_PD		(1 << 16)
 #define SROCE_GID_TABLE_LEN	256
 #define SROCE_VENDOR_ID		0xFFFFFF	/* no OUI: software device */
 
@@ -23,10 +19,31 @@ void sroce_fill_device_attrs(struct sroce_dev *sdev, struct ib_device_attr *a)
 	a->max_mr_size = U64_MAX;
 	a->page_size_cap = PAGE_SIZE;
 	a->vendor_id = SROCE_VENDOR_ID;
+	a->max_qp = SROCE_MAX_QP;
+	a->max_qp_wr = SROCE_MAX_QP_WR;
+	a->max_send_sge = SROCE_MAX_SGE;
+	a->max_recv_sge = SROCE_MAX_SGE;
+	a->max_sge_rd = SROCE_MAX_SGE;
+	a->max_cq = SROCE_MAX_CQ;
+	a->max_cqe = SROCE_MAX_CQE;
+	a->max_mr = SROCE_MAX_MR;
 	a->max_pd = SROCE_MAX_PD;
+	a->max_qp_rd_atom = SROCE_MAX_RD_ATOMIC;
+	a->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
+	a->max_res_rd_atom = SROCE_MAX_RD_ATOMIC * SROCE_MAX_QP;
+	a->max_srq = SROCE_MAX_SRQ;
+	a->max_srq_wr = SROCE_MAX_SRQ_WR;
+	a->max_srq_sge = SROCE_MAX_SGE;
+	a->max_ah = SROCE_MAX_AH;
+	a->max_fast_reg_page_list_len = SROCE_MAX_FRMR_PAGES;
+	a->max_mcast_grp = SROCE_MAX_MCAST_GRP;
+	a->max_mcast_qp_attach = SROCE_MAX_MCAST_QP;
+	a->max_total_mcast_qp_attach = SROCE_MAX_MCAST_GRP * SROCE_MAX_MCAST_QP;
 	a->max_pkeys = 1;
 	a->local_ca_ack_delay = 15;
-	a->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID;
+	a->atomic_cap = IB_ATOMIC_HCA;
+	a->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_RC_RNR_NAK_GEN |
+			      IB_DEVICE_MEM_MGT_EXTENSIONS | IB_DEVICE_SRQ_RESIZE;
 	/* `rdma link delete` may remove the device, as for rxe. */
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 }
@@ -123,17 +140,52 @@ const struct ib_device_ops sroce_dev_ops = {
 	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
 	.device_group = &sroce_attr_group,
 
+	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
+	.alloc_mr = sroce_alloc_mr,
 	.alloc_pd = sroce_alloc_pd,
 	.alloc_ucontext = sroce_alloc_ucontext,
+	.attach_mcast = sroce_attach_mcast,
+	.create_ah = sroce_create_ah,
+	.create_cq = sroce_create_cq,
+	.create_qp = sroce_create_qp,
+	.create_srq = sroce_create_srq,
+	.create_user_ah = sroce_create_ah,
 	.dealloc_driver = sroce_dealloc_driver,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
+	.dereg_mr = sroce_dereg_mr,
+	.destroy_ah = sroce_destroy_ah,
+	.destroy_cq = sroce_destroy_cq,
+	.destroy_qp = sroce_destroy_qp,
+	.destroy_srq = sroce_destroy_srq,
+	.detach_mcast = sroce_detach_mcast,
+	.get_dma_mr = sroce_get_dma_mr,
+	.get_hw_stats = sroce_get_hw_stats,
 	.get_link_layer = sroce_get_link_layer,
 	.get_port_immutable = sroce_get_port_immutable,
+	.map_mr_sg = sroce_map_mr_sg,
+	.mmap = sroce_mmap,
+	.mmap_free = sroce_mmap_free,
+	.modify_qp = sroce_modify_qp,
+	.modify_srq = sroce_modify_srq,
+	.poll_cq = sroce_poll_cq,
+	.post_recv = sroce_post_recv,
+	.post_send = sroce_post_send,
+	.post_srq_recv = sroce_post_srq_recv,
+	.query_ah = sroce_query_ah,
 	.query_device = sroce_query_device,
 	.query_pkey = sroce_query_pkey,
 	.query_port = sroce_query_port,
+	.query_qp = sroce_query_qp,
+	.query_srq = sroce_query_srq,
+	.reg_user_mr = sroce_reg_user_mr,
+	.req_notify_cq = sroce_req_notify_cq,
+	.resize_cq = sroce_resize_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ib),
+	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ib),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ib),
+	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ib),
+	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ib),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ib),
 };

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The completer: what comes back to a requester (ACKs, NAKs, READ
+ * responses, atomic ACKs) retires send WQEs, and the two timers that keep
+ * an RC QP moving when nothing comes back (local ACK timeout, RNR wait).
+ * Runs in softirq; state shared with the send work is under sq_lock.
+ */
+#include "proto/psn.h"
+#include "proto/timers.h"
+#include "sroce.h"
+
+static bool is_rd_atomic_op(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ || opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Everything up to and including @psn arrived; SENDs and WRITEs there are done. */
+static void comp_ack_through(struct sroce_qp *qp, u32 psn)
+{
+	u32 i;
+
+	if (psn_before(psn, qp->comp_psn) && psn_diff(qp->comp_psn, psn) > 1)
+		return;		/* an old ACK */
+	for (i = qp->retire; i != qp->req_cur; i++) {
+		struct sroce_swqe *s = sroce_swqe(qp, i);
+
+		if (s->state == SROCE_SWQE_DONE)
+			continue;
+		if (!s->npsn || psn_after(s->last_psn, psn))
+			break;
+		/* A READ or atomic is done only when its data came back. */
+		if (is_rd_atomic_op(s->wqe.opcode))
+			break;
+		if (s->state != SROCE_SWQE_SENT)
+			break;
+		s->state = SROCE_SWQE_DONE;
+	}
+	if (psn_after_eq(psn, qp->comp_psn)) {
+		qp->comp_psn = psn_add(psn, 1);
+		qp->retry_left = qp->retry_cnt;	/* progress */
+		qp->rnr_retry_left = qp->rnr_retry;
+	}
+	sroce_sq_retire(qp);
+}
+
+static void comp_restart_timer(struct sroce_qp *qp)
+{
+	if (qp->comp_psn == qp->req_psn || !qp->timeout) {
+		hrtimer_try_to_cancel(&qp->retrans_timer);
+		return;
+	}
+	hrtimer_start(&qp->retrans_timer,
+		      ns_to_ktime(roce_ack_timeout_ns(qp->timeout)),
+		      HRTIMER_MODE_REL_SOFT);
+}
+
+/* The oldest outstanding WQE fails with @status; so does the QP. */
+static void comp_fail(struct sroce_qp *qp, u8 status)
+{
+	if (qp->retire != qp->req_cur) {
+		struct sroce_swqe *s = sroce_swqe(qp, qp->retire);
+
+		s->status = status;
+		s->state = SROCE_SWQE_DONE;
+		sroce_sq_retire(qp);
+	}
+	sroce_qp_error(qp);
+}
+
+/* The WQE a response PSN belongs to, or NULL. */
+static struct sroce_swqe *comp_wqe_for(struct sroce_qp *qp, u32 psn)
+{
+	u32 i;
+
+	for (i = qp->retire; i != qp->req_cur; i++) {
+		struct sroce_swqe *s = sroce_swqe(qp, i);
+
+		if (s->npsn && psn_in_range(psn, s->first_psn,
+					    psn_add(s->last_psn, 1)))
+			return s;
+	}
+	return NULL;
+}
+
+static void comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
+			   const struct roce_pkt_info *pkt)
+{
+	u32 psn = pkt->bth.psn;
+	struct sroce_swqe *s;
+	u32 offset;
+	int err;
+
+	if (psn != qp->comp_psn) {
+		/* Lost responses: ask again once; duplicates are ignored. */
+		if (psn_after(psn, qp->comp_psn))
+			set_bit(0, &qp->need_retransmit);
+		return;
+	}
+	s = comp_wqe_for(qp, psn);
+	if (!s || s->wqe.opcode != IB_WR_RDMA_READ)
+		return;
+	offset = psn_diff(psn, s->first_psn) * qp->mtu;
+	if (offset + pkt->payload_len > s->length ||
+	    ((pkt->op->flags & ROCE_OPF_LAST) &&
+	     offset + pkt->payload_len != s->length) ||
+	    (!(pkt->op->flags & ROCE_OPF_LAST) && pkt->payload_len != qp->mtu)) {
+		comp_fail(qp, IB_WC_BAD_RESP_ERR);
+		return;
+	}
+	err = sroce_sgl_copy(qp->sdev, qp->ib.pd, s->sge, s->wqe.num_sge, offset,
+			     skb->data + pkt->payload_off, pkt->payload_len,
+			     IB_ACCESS_LOCAL_WRITE, SROCE_TO_MR);
+	if (err) {
+		comp_fail(qp, IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	/* A READ response acknowledges every request before it. */
+	comp_ack_through(qp, psn_sub(s->first_psn, 1));
+	qp->comp_psn = psn_add(psn, 1);
+	if (pkt->op->flags & ROCE_OPF_LAST) {
+		s->state = SROCE_SWQE_DONE;
+		sroce_sq_retire(qp);
+	}
+	qp->retry_left = qp->retry_cnt;
+}
+
+static void comp_atomic_ack(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
+{
+	u32 psn = pkt->bth.psn;
+	struct sroce_swqe *s;
+	u64 orig;
+	int err;
+
+	if (psn != qp->comp_psn)
+		return;
+	s = comp_wqe_for(qp, psn);
+	if (!s || !is_rd_atomic_op(s->wqe.opcode) ||
+	    s->wqe.opcode == IB_WR_RDMA_READ)
+		return;
+	orig = pkt->atmack.orig;
+	err = sroce_sgl_copy(qp->sdev, qp->ib.pd, s->sge, s->wqe.num_sge, 0,
+			     &orig, sizeof(orig), IB_ACCESS_LOCAL_WRITE,
+			     SROCE_TO_MR);
+	comp_ack_through(qp, psn_sub(psn, 1));
+	if (err) {
+		comp_fail(qp, IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	qp->comp_psn = psn_add(psn, 1);
+	s->state = SROCE_SWQE_DONE;
+	sroce_sq_retire(qp);
+}
+
+static u8 nak_status(u8 code)
+{
+	switch (code) {
+	case ROCE_NAK_INVALID_REQ:
+		return IB_WC_REM_INV_REQ_ERR;
+	case ROCE_NAK_REM_ACCESS_ERR:
+		return IB_WC_REM_ACCESS_ERR;
+	case ROCE_NAK_REM_OP_ERR:
+		return IB_WC_REM_OP_ERR;
+	default:
+		return IB_WC_REM_INV_RD_REQ_ERR;
+	}
+}
+
+static void comp_aeth(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
+{
+	u8 syn = pkt->aeth.syndrome;
+	u32 psn = pkt->bth.psn;
+
+	if (roce_aeth_is_ack(syn)) {
+		comp_ack_through(qp, psn);
+		return;
+	}
+	if (roce_aeth_is_rnr_nak(syn)) {
+		sroce_count(qp->sdev, SROCE_CNT_RNR_NAK_RCVD, 1);
+		comp_ack_through(qp, psn_sub(psn, 1));
+		if (!roce_rnr_retry_consume(&qp->rnr_retry_left)) {
+			comp_fail(qp, IB_WC_RNR_RETRY_EXC_ERR);
+			return;
+		}
+		qp->rnr_wait = true;
+		hrtimer_try_to_cancel(&qp->retrans_timer);
+		hrtimer_start(&qp->rnr_timer,
+			      ns_to_ktime(roce_rnr_timer_ns(roce_aeth_value(syn))),
+			      HRTIMER_MODE_REL_SOFT);
+		return;
+	}
+	/* NAKs: the PSN is the one the responder expected or refused. */
+	if (roce_aeth_value(syn) == (ROCE_NAK_PSN_SEQ_ERR & ROCE_AETH_VALUE_MASK)) {
+		sroce_count(qp->sdev, SROCE_CNT_SEQ_ERR_RCVD, 1);
+		comp_ack_through(qp, psn_sub(psn, 1));
+		if (!roce_retry_consume(&qp->retry_left)) {
+			comp_fail(qp, IB_WC_RETRY_EXC_ERR);
+			return;
+		}
+		set_bit(0, &qp->need_retransmit);
+		return;
+	}
+	comp_ack_through(qp, psn_sub(psn, 1));
+	comp_fail(qp, nak_status(syn));
+}
+
+void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
+		     const struct roce_pkt_info *pkt)
+{
+	u32 flags = pkt->op->flags;
+	enum ib_qp_state state = READ_ONCE(qp->state);
+
+	if (qp->ib.qp_type != IB_QPT_RC ||
+	    (state != IB_QPS_RTS && state != IB_QPS_SQD))
+		return;
+
+	spin_lock_bh(&qp->sq_lock);
+	if (flags & ROCE_OPF_READ_RESP) {
+		if (pkt->op->hdrs & ROCE_HDR_AETH &&
+		    !roce_aeth_is_ack(pkt->aeth.syndrome))
+			comp_aeth(qp, pkt);
+		else
+			comp_read_resp(qp, skb, pkt);
+	} else if (flags & ROCE_OPF_ATOMIC) {
+		comp_atomic_ack(qp, pkt);
+	} else {
+		comp_aeth(qp, pkt);
+	}
+	if (READ_ONCE(qp->state) != IB_QPS_ERR && !qp->rnr_wait)
+		comp_restart_timer(qp);
+	spin_unlock_bh(&qp->sq_lock);
+	/* Credits, a rewind or freed slots: the send engine may go on. */
+	sroce_qp_schedule_send(qp);
+}
+
+/* ---- timers --------------------------------------------------------------- */
+
+enum hrtimer_restart sroce_retrans_timer(struct hrtimer *t)
+{
+	struct sroce_qp *qp = container_of(t, struct sroce_qp, retrans_timer);
+
+	if (READ_ONCE(qp->state) != IB_QPS_RTS && READ_ONCE(qp->state) != IB_QPS_SQD)
+		return HRTIMER_NORESTART;
+	spin_lock_bh(&qp->sq_lock);
+	if (qp->comp_psn != qp->req_psn) {
+		sroce_count(qp->sdev, SROCE_CNT_TIMEOUTS, 1);
+		if (roce_retry_consume(&qp->retry_left)) {
+			set_bit(0, &qp->need_retransmit);
+		} else {
+			comp_fail(qp, IB_WC_RETRY_EXC_ERR);
+		}
+	}
+	spin_unlock_bh(&qp->sq_lock);
+	sroce_qp_schedule_send(qp);
+	return HRTIMER_NORESTART;
+}
+
+enum hrtimer_restart sroce_rnr_timer(struct hrtimer *t)
+{
+	struct sroce_qp *qp = container_of(t, struct sroce_qp, rnr_timer);
+
+	spin_lock_bh(&qp->sq_lock);
+	qp->rnr_wait = false;
+	set_bit(0, &qp->need_retransmit);
+	spin_unlock_bh(&qp->sq_lock);
+	sroce_qp_schedule_send(qp);
+	return HRTIMER_NORESTART;
+}

@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Memory regions: registration, the key table, and the copies between
+ * registered memory and packets.
+ *
+ * Lifetime.  Every MR is published in sdev->mrs only once it is complete
+ * (its index is reserved first, the entry stored last), and readers in the
+ * data path hold rcu_read_lock() across lookup, check and copy.  So
+ * deregistration unpublishes the MR and waits out a grace period before the
+ * memory behind it goes away:
+ *  - USER MRs synchronously (synchronize_rcu, then unpin), so that the
+ *    pages are unpinned and RLIMIT_MEMLOCK is credited back when
+ *    ibv_dereg_mr() returns, as with hardware;
+ *  - DMA and FAST MRs own no pages, only their own allocation, so they go
+ *    through kfree_rcu() and deregistration never blocks.
+ *
+ * Keys.  mr->key is the one key the MR answers to (lkey == rkey): the
+ * ib_mr's lkey/rkey belong to the consumer, which changes them with
+ * ib_update_fast_reg_key() before a REG_MR executes, possibly while a
+ * LOCAL_INV of the previous key is still queued.
+ */
+#include <linux/highmem.h>
+#include <linux/random.h>
+#include <linux/scatterlist.h>
+#include <rdma/ib_umem.h>
+
+#include "sroce.h"
+
+#define SROCE_MR_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ | \
+			 IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)
+
+static u32 sroce_key(u32 index, u8 variant)
+{
+	return index << 8 | variant;
+}
+
+/*
+ * Reserves a table index for @mr, sets its key and publishes it.  @mr must
+ * be complete: from xa_store() on, receive-path readers may use it.
+ */
+static int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr,
+			    struct ib_pd *pd)
+{
+	u32 index;
+	void *old;
+	int err;
+
+	err = xa_alloc_cyclic(&sdev->mrs, &index, NULL,
+			      XA_LIMIT(1, SROCE_MAX_MR), &sdev->next_mr,
+			      GFP_KERNEL);
+	if (err < 0)
+		return err == -EBUSY ? -ENOMEM : err;
+
+	mr->key = sroce_key(index, get_random_u32() & 0xff);
+	mr->ib.lkey = mr->key;
+	mr->ib.rkey = mr->key;
+	/* ib_core sets the same after we return; checks need it before. */
+	mr->ib.pd = pd;
+
+	/* The slot is reserved, so this stores without allocating. */
+	old = xa_store(&sdev->mrs, index, mr, GFP_KERNEL);
+	if (xa_is_err(old)) {
+		xa_erase(&sdev->mrs, index);
+		return xa_err(old);
+	}
+	return 0;
+}
+
+struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->kind = SROCE_MR_DMA;
+	mr->access = access & SROCE_MR_ACCESS;
+	mr->iova = 0;
+	mr->length = U64_MAX;		/* the whole kernel address space */
+	mr->valid = true;
+	mr->ib.iova = 0;
+	mr->ib.length = U64_MAX;
+	mr->ib.page_size = PAGE_SIZE;
+
+	err = sroce_mr_publish(to_sdev(pd->device), mr, pd);
+	if (err) {
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ib;
+}
+
+/* One struct page per PAGE_SIZE of the pinned range, in order. */
+static int sroce_mr_fill_pages(struct sroce_mr *mr)
+{
+	struct sg_page_iter it;
+	size_t npages = ib_umem_num_pages(mr->umem);
+	u32 n = 0;
+
+	/* ib_umem_get() refuses 0 and more than UINT_MAX pages. */
+	if (WARN_ON_ONCE(!npages || npages > U32_MAX))
+		return -EINVAL;
+	/* __GFP_NOWARN: a huge MR must fail with -ENOMEM, not warn. */
+	mr->pages = kvcalloc(npages, sizeof(*mr->pages),
+			     GFP_KERNEL | __GFP_NOWARN);
+	if (!mr->pages)
+		return -ENOMEM;
+
+	for_each_sgtable_page(&mr->umem->sgt_append.sgt, &it, 0) {
+		if (n == npages)
+			break;
+		mr->pages[n++] = sg_page_iter_page(&it);
+	}
+	if (WARN_ON_ONCE(n != npages))
+		return -EFAULT;
+	mr->npages = n;
+	return 0;
+}
+
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	/*
+	 * ib_uverbs has checked the access flags (ib_check_mr_access) and
+	 * that start and iova share their offset in a page; ib_umem_get()
+	 * refuses a zero or wrapping length with -EINVAL.  MRs may be as
+	 * large as the process may pin: max_mr_size is U64_MAX.
+	 */
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+
+	mr->umem = ib_umem_get(pd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		err = PTR_ERR(mr->umem);
+		goto err_free;
+	}
+	err = sroce_mr_fill_pages(mr);
+	if (err)
+		goto err_release;
+
+	mr->kind = SROCE_MR_USER;
+	mr->access = access & SROCE_MR_ACCESS;
+	mr->iova = iova;
+	mr->length = length;
+	mr->page_offset = ib_umem_offset(mr->umem);
+	mr->valid = true;
+	mr->ib.iova = iova;
+	mr->ib.length = length;
+	mr->ib.page_size = PAGE_SIZE;
+
+	err = sroce_mr_publish(to_sdev(pd->device), mr, pd);
+	if (err)
+		goto err_release;
+	return &mr->ib;
+
+err_release:
+	kvfree(mr->pages);
+	ib_umem_release(mr->umem);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+struct ib_mr *sroce_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
+			     u32 max_num_sg)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EINVAL);
+	if (!max_num_sg || max_num_sg > SROCE_MAX_FRMR_PAGES)
+		return ERR_PTR(-EINVAL);
+
+	/*
+	 * The page list lives in the same allocation, so that kfree_rcu()
+	 * frees both after deregistration (at most 4 KiB more).
+	 */
+	mr = kzalloc(sizeof(*mr) + (size_t)max_num_sg * sizeof(u64),
+		     GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->kind = SROCE_MR_FAST;
+	mr->fast_pages = (u64 *)(mr + 1);
+	mr->fast_max = max_num_sg;
+	mr->fast_page_size = PAGE_SIZE;
+	mr->valid = false;		/* until a REG_MR work request */
+
+	err = sroce_mr_publish(to_sdev(pd->device), mr, pd);
+	if (err) {
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ib;
+}
+
+static int sroce_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	if (mr->fast_npages >= mr->fast_max)
+		return -ENOMEM;
+	WRITE_ONCE(mr->fast_pages[mr->fast_npages], addr);
+	WRITE_ONCE(mr->fast_npages, mr->fast_npages + 1);
+	return 0;
+}
+
+/*
+ * Builds the page list of a FAST MR; REG_MR later makes it accessible.
+ *
+ * Only PAGE_SIZE pages (page_size_cap): with one page size for the life of
+ * the MR, every entry a racing reader can pick up names a whole page that
+ * the consumer handed in, whatever list it belongs to (see
+ * sroce_mr_copy()).  Like rxe, the list is not double-buffered: a consumer
+ * that maps while the previous registration is still valid (iSER chains
+ * LOCAL_INV and REG_MR) changes what that registration points at; by then
+ * its peer has finished with it.
+ */
+int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+	int n;
+
+	if (mr->kind != SROCE_MR_FAST || ibmr->page_size != PAGE_SIZE)
+		return -EINVAL;
+
+	WRITE_ONCE(mr->fast_npages, 0);
+	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, sroce_set_page);
+	/*
+	 * ib_sg_to_pages() set ib.iova to the first byte; ib_map_mr_sg_zbva()
+	 * rebases it to 0 afterwards, so remember where it falls in page 0.
+	 */
+	WRITE_ONCE(mr->page_offset, ibmr->iova & ~PAGE_MASK);
+	return n;
+}
+
+int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+	struct sroce_dev *sdev = to_sdev(ibmr->device);
+
+	xa_erase(&sdev->mrs, mr->key >> 8);
+
+	if (mr->kind != SROCE_MR_USER) {
+		kfree_rcu(mr, rcu);
+		return 0;
+	}
+	/* Readers that found it before the erase finish their copy. */
+	synchronize_rcu();
+	kvfree(mr->pages);
+	ib_umem_release(mr->umem);
+	kfree(mr);
+	return 0;
+}
+
+struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key)
+{
+	struct sroce_mr *mr = xa_load(&sdev->mrs, key >> 8);
+
+	/* The variant must match too: a stale key misses. */
+	if (!mr || READ_ONCE(mr->key) != key)
+		return NULL;
+	return mr;
+}
+
+int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova, u64 len,
+		   int access)
+{
+	u64 start, length;
+
+	/* A DMA MR too serves only the PD it was made for. */
+	if (mr->ib.pd != pd)
+		return -EACCES;
+	/* Orders the FAST fields below after the REG_MR that set them. */
+	if (!smp_load_acquire(&mr->valid))
+		return -EACCES;
+	if ((READ_ONCE(mr->access) & access) != access)
+		return -EACCES;
+	/* Relative to the start, so that nothing can wrap. */
+	start = READ_ONCE(mr->iova);
+	length = READ_ONCE(mr->length);
+	if (iova < start || len > length || iova - start > length - len)
+		return -ERANGE;
+	return 0;
+}
+
+static void sroce_copy_piece(void *mem, void *buf, u32 n,
+			     enum sroce_copy_dir dir)
+{
+	if (dir == SROCE_TO_MR)
+		memcpy(mem, buf, n);
+	else
+		memcpy(buf, mem, n);
+}
+
+/*
+ * Copies between @buf and the range at @iova, which sroce_mr_check()
+ * accepted.  USER and FAST MRs are copied page by page, since consecutive
+ * pages need not be adjacent in memory.  A FAST MR can be invalidated and
+ * remapped by its consumer while a reader that checked the old
+ * registration is still copying (the consumer's own race); the page index
+ * is therefore bounded by the current list, so such a copy lands in some
+ * page the consumer registered, never outside.
+ */
+void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		   enum sroce_copy_dir dir)
+{
+	u64 off;
+
+	if (mr->kind == SROCE_MR_DMA) {
+		sroce_copy_piece((void *)(uintptr_t)iova, buf, len, dir);
+		return;
+	}
+
+	off = iova - READ_ONCE(mr->iova) + READ_ONCE(mr->page_offset);
+	while (len) {
+		u64 index = off >> PAGE_SHIFT;
+		u32 in = off & ~PAGE_MASK;
+		u32 n = min_t(u32, len, PAGE_SIZE - in);
+
+		if (mr->kind == SROCE_MR_USER) {
+			struct page *page;
+			void *va;
+
+			/* Fixed at registration: a miss is a caller bug. */
+			if (WARN_ON_ONCE(index >= mr->npages))
+				return;
+			page = mr->pages[index];
+			va = kmap_local_page(page);
+			sroce_copy_piece(va + in, buf, n, dir);
+			kunmap_local(va);
+			if (dir == SROCE_TO_MR)
+				flush_dcache_page(page);
+		} else {
+			if (index >= READ_ONCE(mr->fast_npages))
+				return;
+			sroce_copy_piece((void *)(uintptr_t)
+					 (READ_ONCE(mr->fast_pages[index]) + in),
+					 buf, n, dir);
+		}
+		buf += n;
+		len -= n;
+		off += n;
+	}
+}
+
+/*
+ * For atomics: the 8 bytes at @iova, which the caller checked (range and
+ * rights) and found 8-byte aligned.  Returns NULL if they are not mapped
+ * (only after a racing FAST re-registration).  For a USER MR the result is
+ * a kmap_local_page() mapping of *@page: the caller must kunmap_local() it,
+ * in the same context, when *@page is not NULL.  *@page is NULL for DMA and
+ * FAST MRs, whose pages are in the kernel's direct map.
+ */
+u64 *sroce_mr_atomic_ptr(struct sroce_mr *mr, u64 iova, struct page **page)
+{
+	u64 off, index;
+	u32 in;
+
+	*page = NULL;
+	if (mr->kind == SROCE_MR_DMA)
+		return (u64 *)(uintptr_t)iova;
+
+	off = iova - READ_ONCE(mr->iova) + READ_ONCE(mr->page_offset);
+	index = off >> PAGE_SHIFT;
+	in = off & ~PAGE_MASK;
+	/*
+	 * iova and the memory share their page offset (ib_uverbs checks it;
+	 * FAST lists start where iova does), so aligned never crosses a page:
+	 * but do not let the 8 bytes cross one if that ever breaks.
+	 */
+	if (in > PAGE_SIZE - sizeof(u64))
+		return NULL;
+
+	if (mr->kind == SROCE_MR_USER) {
+		if (WARN_ON_ONCE(index >= mr->npages))
+			return NULL;
+		*page = mr->pages[index];
+		return kmap_local_page(*page) + in;
+	}
+	if (index >= READ_ONCE(mr->fast_npages))
+		return NULL;
+	return (u64 *)(uintptr_t)(READ_ONCE(mr->fast_pages[index]) + in);
+}
+
+int sroce_sgl_copy(struct sroce_dev *sdev, struct ib_pd *pd,
+		   const struct sroce_sge *sge, u32 num_sge, u64 offset,
+		   void *buf, u32 len, int access, enum sroce_copy_dir dir)
+{
+	u32 i;
+
+	for (i = 0; i < num_sge && len; i++) {
+		u32 sge_len = sge[i].length;
+		struct sroce_mr *mr;
+		u64 addr;
+		u32 n;
+		int err;
+
+		/* Zero-length SGEs name no memory and need no valid lkey. */
+		if (offset >= sge_len) {
+			offset -= sge_len;
+			continue;
+		}
+		addr = sge[i].addr + offset;
+		n = min_t(u64, sge_len - offset, len);
+		offset = 0;
+
+		rcu_read_lock();
+		mr = sroce_mr_lookup(sdev, sge[i].lkey);
+		err = mr ? sroce_mr_check(mr, pd, addr, n, access) : -EACCES;
+		if (!err)
+			sroce_mr_copy(mr, addr, buf, n, dir);
+		rcu_read_unlock();
+		if (err)
+			return err;
+
+		buf += n;
+		len -= n;
+	}
+	return len ? -EINVAL : 0;	/* the list is shorter than the data */
+}
+
+/* Does the page list cover the length ib_map_mr_sg() reported? */
+static bool sroce_fast_mapped(const struct sroce_mr *mr)
+{
+	u64 mapped = (u64)READ_ONCE(mr->fast_npages) << PAGE_SHIFT;
+
+	return mr->ib.length <= mapped - min_t(u64, mapped,
+					       READ_ONCE(mr->page_offset));
+}
+
+/*
+ * REG_MR: makes a FAST MR, mapped with ib_map_mr_sg(), accessible under
+ * @new_key.  @key names the MR (its index bits; the consumer may already
+ * have moved ib.lkey to the new variant).
+ */
+int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
+		      u32 new_key, int access)
+{
+	struct sroce_mr *mr;
+	int err = -EINVAL;
+
+	if (new_key >> 8 != key >> 8)
+		return -EINVAL;
+
+	rcu_read_lock();
+	mr = xa_load(&sdev->mrs, key >> 8);
+	if (mr && mr->kind == SROCE_MR_FAST && mr->ib.pd == pd &&
+	    !READ_ONCE(mr->valid) && sroce_fast_mapped(mr)) {
+		/* Latch what ib_map_mr_sg() left in the ib_mr. */
+		WRITE_ONCE(mr->iova, mr->ib.iova);
+		WRITE_ONCE(mr->length, mr->ib.length);
+		WRITE_ONCE(mr->access, access & SROCE_MR_ACCESS);
+		WRITE_ONCE(mr->key, new_key);
+		mr->ib.lkey = new_key;
+		mr->ib.rkey = new_key;
+		/* Publishes the fields above to sroce_mr_check(). */
+		smp_store_release(&mr->valid, true);
+		err = 0;
+	}
+	rcu_read_unlock();
+	return err;
+}
+
+/*
+ * LOCAL_INV and SEND_WITH_INV.  Only FAST MRs can be invalidated (IBTA
+ * allows it for fast-registered MRs and type 2 memory windows, which sroce
+ * does not have).  A reader that checked the MR just before still finishes
+ * its one copy (at most a packet).  Invalidating an invalid MR is allowed.
+ */
+int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
+{
+	struct sroce_mr *mr;
+	int err = -EINVAL;
+
+	rcu_read_lock();
+	mr = sroce_mr_lookup(sdev, key);
+	if (mr && mr->kind == SROCE_MR_FAST && mr->ib.pd == pd) {
+		WRITE_ONCE(mr->valid, false);
+		err = 0;
+	}
+	rcu_read_unlock();
+	return err;
+}

@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Network glue: the RoCE v2 UDP sockets (one pair per network namespace,
+ * shared by the sroce devices there), packets out (UDP/IP headers, ICRC,
+ * route) and packets in (device lookup, ICRC check, parse, hand-off).
+ *
+ * Sockets and routes live in the namespace of the device's netdev, so a
+ * device on a netdev inside a container's namespace works there.
+ */
+#include <linux/if_vlan.h>
+#include <linux/inetdevice.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <net/addrconf.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6_stubs.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include <net/route.h>
+#include <net/udp_tunnel.h>
+
+#include "proto/icrc.h"
+#include "sroce.h"
+
+struct sroce_net {
+	struct socket *sock4;
+	struct socket *sock6;
+	unsigned int users;		/* devices attached; under sroce_net_lock */
+	struct list_head devs;		/* RCU list of sroce_dev_link */
+};
+
+struct sroce_dev_link {
+	struct list_head node;
+	struct sroce_dev *sdev;
+	struct rcu_head rcu;
+};
+
+static unsigned int sroce_net_id;
+static DEFINE_MUTEX(sroce_net_lock);
+
+/* ---- receive -------------------------------------------------------------- */
+
+static struct sroce_dev *sroce_dev_in_net(struct sroce_net *sn,
+					  const struct net_device *ndev)
+{
+	struct sroce_dev_link *l;
+
+	list_for_each_entry_rcu(l, &sn->devs, node)
+		if (l->sdev->ndev == ndev)
+			return l->sdev;
+	return NULL;
+}
+
+/*
+ * Which device a packet is for.  Normally the netdev it arrived on; a
+ * packet between two addresses of this host arrives on the loopback
+ * device, so then the netdev that owns the destination address decides.
+ */
+static struct sroce_dev *sroce_rx_dev(struct sroce_net *sn, struct sk_buff *skb)
+{
+	struct net_device *ndev = skb->dev;
+	struct net *net = dev_net(ndev);
+	struct sroce_dev *sdev;
+
+	sdev = sroce_dev_in_net(sn, ndev);
+	if (sdev)
+		return sdev;
+	if (is_vlan_dev(ndev)) {
+		sdev = sroce_dev_in_net(sn, vlan_dev_real_dev(ndev));
+		if (sdev)
+			return sdev;
+	}
+	if (!(ndev->flags & IFF_LOOPBACK))
+		return NULL;
+	if (skb->protocol == htons(ETH_P_IP))
+		ndev = __ip_dev_find(net, ip_hdr(skb)->daddr, false);
+#if IS_ENABLED(CONFIG_IPV6)
+	else
+		ndev = ipv6_dev_find(net, &ipv6_hdr(skb)->daddr, NULL);
+#endif
+	return ndev ? sroce_dev_in_net(sn, ndev) : NULL;
+}
+
+static int sroce_udp_recv(struct sock *sk, struct sk_buff *skb)
+{
+	struct sroce_net *sn = rcu_dereference_sk_user_data(sk);
+	struct roce_pkt_info pkt;
+	struct sroce_dev *sdev;
+	bool ipv6 = skb->protocol == htons(ETH_P_IPV6);
+	unsigned int udp_len, ip_len;
+	int err;
+
+	rcu_read_lock();
+	sdev = sn ? sroce_rx_dev(sn, skb) : NULL;
+	if (!sdev)
+		goto drop;
+
+	/* The ICRC covers the IP header too, so look at one linear packet. */
+	if (skb_linearize(skb))
+		goto drop;
+	udp_len = ntohs(udp_hdr(skb)->len);
+	if (udp_len < sizeof(struct udphdr) || udp_len > skb->len)
+		goto malformed;
+	if (pskb_trim(skb, udp_len))	/* Ethernet padding */
+		goto drop;
+
+	ip_len = ipv6 ? sizeof(struct ipv6hdr) : ip_hdrlen(skb);
+	if (ipv6 && ipv6_hdr(skb)->nexthdr != IPPROTO_UDP)
+		goto malformed;		/* extension headers: not RoCE v2 */
+	if (!roce_icrc_verify(skb_network_header(skb), ip_len, ipv6,
+			      skb->data, udp_len)) {
+		sroce_count(sdev, SROCE_CNT_ICRC_ERRORS, 1);
+		goto drop_counted;
+	}
+
+	__skb_pull(skb, sizeof(struct udphdr));
+	err = roce_parse(skb->data, skb->len, &pkt);
+	if (err)
+		goto malformed;
+	sroce_count(sdev, SROCE_CNT_RX_PACKETS, 1);
+	sroce_count(sdev, SROCE_CNT_RX_BYTES, skb->len);
+	sroce_recv(sdev, skb, &pkt);
+	rcu_read_unlock();
+	return 0;
+
+malformed:
+	sroce_count(sdev, SROCE_CNT_RX_MALFORMED, 1);
+drop_counted:
+	rcu_read_unlock();
+	kfree_skb(skb);
+	return 0;
+drop:
+	if (sdev)
+		sroce_count(sdev, SROCE_CNT_RX_DROPPED, 1);
+	rcu_read_unlock();
+	kfree_skb(skb);
+	return 0;
+}
+
+/* ---- sockets ----------------------------------------------------------- */
+
+static struct socket *sroce_sock_open(struct net *net, bool ipv6,
+				      struct sroce_net *sn)
+{
+	struct udp_tunnel_sock_cfg tcfg = {
+		.sk_user_data = sn,
+		.encap_type = 1,
+		.encap_rcv = sroce_udp_recv,
+	};
+	struct udp_port_cfg ucfg = {
+		.local_udp_port = htons(ROCE_V2_UDP_PORT),
+	};
+	struct socket *sock;
+	int err;
+
+	if (ipv6) {
+		ucfg.family = AF_INET6;
+		ucfg.ipv6_v6only = 1;
+	} else {
+		ucfg.family = AF_INET;
+	}
+	err = udp_sock_create(net, &ucfg, &sock);
+	if (err)
+		return ERR_PTR(err);
+	setup_udp_tunnel_sock(net, sock, &tcfg);
+	return sock;
+}
+
+static void sroce_net_close(struct sroce_net *sn)
+{
+	if (sn->sock4)
+		udp_tunnel_sock_release(sn->sock4);
+	if (sn->sock6)
+		udp_tunnel_sock_release(sn->sock6);
+	sn->sock4 = NULL;
+	sn->sock6 = NULL;
+}
+
+int sroce_net_attach(struct sroce_dev *sdev)
+{
+	struct net *net = dev_net(sdev->ndev);
+	struct sroce_net *sn = net_generic(net, sroce_net_id);
+	struct sroce_dev_link *l;
+	struct socket *sock;
+	int err = 0;
+
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return -ENOMEM;
+	l->sdev = sdev;
+
+	mutex_lock(&sroce_net_lock);
+	if (!sn->users) {
+		sock = sroce_sock_open(net, false, sn);
+		if (IS_ERR(sock)) {
+			err = PTR_ERR(sock);
+			pr_err("sroce: cannot bind UDP port %d in this network namespace (%d)%s\n",
+			       ROCE_V2_UDP_PORT, err,
+			       err == -EADDRINUSE ? ": is rdma_rxe using it?" : "");
+			goto out;
+		}
+		sn->sock4 = sock;
+		if (IS_ENABLED(CONFIG_IPV6)) {
+			sock = sroce_sock_open(net, true, sn);
+			/* An IPv6-less namespace still does IPv4. */
+			sn->sock6 = IS_ERR(sock) ? NULL : sock;
+		}
+	}
+	sn->users++;
+	list_add_tail_rcu(&l->node, &sn->devs);
+	sdev->net = sn;
+out:
+	mutex_unlock(&sroce_net_lock);
+	if (err)
+		kfree(l);
+	return err;
+}
+
+void sroce_net_detach(struct sroce_dev *sdev)
+{
+	struct sroce_net *sn = sdev->net;
+	struct sroce_dev_link *l, *found = NULL;
+
+	if (!sn)
+		return;
+	mutex_lock(&sroce_net_lock);
+	list_for_each_entry(l, &sn->devs, node)
+		if (l->sdev == sdev)
+			found = l;
+	if (found) {
+		list_del_rcu(&found->node);
+		if (!--sn->users)
+			sroce_net_close(sn);
+	}
+	mutex_unlock(&sroce_net_lock);
+	sdev->net = NULL;
+	/* The receive path may still be looking at this device. */
+	synchronize_rcu();
+	kfree(found);
+}
+
+static __net_exit void sroce_net_exit_ns(struct net *net)
+{
+	struct sroce_net *sn = net_generic(net, sroce_net_id);
+
+	/* Devices of a dying namespace are still being unregistered (their
+	 * netdevs go later in namespace teardown); they lose the sockets now.
+	 */
+	mutex_lock(&sroce_net_lock);
+	sroce_net_close(sn);
+	mutex_unlock(&sroce_net_lock);
+}
+
+static __net_init int sroce_net_init_ns(struct net *net)
+{
+	struct sroce_net *sn = net_generic(net, sroce_net_id);
+
+	INIT_LIST_HEAD(&sn->devs);
+	return 0;
+}
+
+static struct pernet_operations sroce_net_ops = {
+	.init = sroce_net_init_ns,
+	.exit = sroce_net_exit_ns,
+	.id = &sroce_net_id,
+	.size = sizeof(struct sroce_net),
+};
+
+int sroce_net_init(void)
+{
+	return register_pernet_subsys(&sroce_net_ops);
+}
+
+void sroce_net_exit(void)
+{
+	unregister_pernet_subsys(&sroce_net_ops);
+}
+
+/* ---- transmit ----------------------------------------------------------- */
+
+struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev, unsigned int len)
+{
+	unsigned int room = LL_RESERVED_SPACE(sdev->ndev) +
+			    sizeof(struct ipv6hdr) + sizeof(struct udphdr);
+	struct sk_buff *skb;
+
+	skb = alloc_skb(room + len + ROCE_ICRC_LEN, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, room);
+	skb_put(skb, len);
+	return skb;
+}
+
+static void sroce_push_udp(struct sk_buff *skb, u16 sport)
+{
+	struct udphdr *uh;
+
+	__skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh = udp_hdr(skb);
+	uh->source = htons(sport);
+	uh->dest = htons(ROCE_V2_UDP_PORT);
+	uh->len = htons(skb->len);
+	uh->check = 0;		/* RoCE v2 senders leave it out; the ICRC covers */
+}
+
+/* The ICRC goes last: every header it covers is final by now. */
+static void sroce_put_icrc(struct sk_buff *skb, bool ipv6)
+{
+	unsigned int ip_len = ipv6 ? sizeof(struct ipv6hdr) : ip_hdrlen(skb);
+	u32 icrc = roce_icrc_compute(skb_network_header(skb), ip_len, ipv6,
+				     skb_transport_header(skb),
+				     skb->len - ip_len - ROCE_ICRC_LEN);
+
+	roce_icrc_put(skb_tail_pointer(skb) - ROCE_ICRC_LEN, icrc);
+}
+
+static int sroce_send4(struct sroce_dev *sdev, const struct sroce_av *av,
+		       struct sk_buff *skb)
+{
+	struct net *net = dev_net(sdev->ndev);
+	struct flowi4 fl = {
+		.flowi4_oif = sdev->ndev->ifindex,
+		.flowi4_tos = RT_TOS(av->tclass),
+		.flowi4_proto = IPPROTO_UDP,
+		.daddr = av->daddr.s6_addr32[3],
+		.saddr = av->saddr.s6_addr32[3],
+	};
+	struct rtable *rt;
+	struct iphdr *iph;
+
+	rt = ip_route_output_key(net, &fl);
+	if (IS_ERR(rt)) {
+		kfree_skb(skb);
+		return PTR_ERR(rt);
+	}
+
+	__skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph = ip_hdr(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) >> 2;
+	iph->tos = av->tclass;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = av->hop_limit ? av->hop_limit : 64;
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = fl.saddr;
+	iph->daddr = fl.daddr;
+	iph->check = 0;
+	skb_dst_set(skb, &rt->dst);
+	skb->protocol = htons(ETH_P_IP);
+	ip_select_ident(net, skb, NULL);
+	sroce_put_icrc(skb, false);
+	return ip_local_out(net, NULL, skb);
+}
+
+#if IS_ENABLED(CONFIG_IPV6)
+static int sroce_send6(struct sroce_dev *sdev, const struct sroce_av *av,
+		       struct sk_buff *skb)
+{
+	struct net *net = dev_net(sdev->ndev);
+	struct flowi6 fl = {
+		.flowi6_oif = sdev->ndev->ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+		.daddr = av->daddr,
+		.saddr = av->saddr,
+		.flowlabel = ip6_make_flowinfo(av->tclass,
+					       cpu_to_be32(av->flow_label)),
+	};
+	struct dst_entry *dst;
+	struct ipv6hdr *ip6h;
+
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl, NULL);
+	if (IS_ERR(dst)) {
+		kfree_skb(skb);
+		return PTR_ERR(dst);
+	}
+
+	__skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6h = ipv6_hdr(skb);
+	ip6_flow_hdr(ip6h, av->tclass, cpu_to_be32(av->flow_label));
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = av->hop_limit ? av->hop_limit : 64;
+	ip6h->saddr = av->saddr;
+	ip6h->daddr = av->daddr;
+	skb_dst_set(skb, dst);
+	skb->protocol = htons(ETH_P_IPV6);
+	sroce_put_icrc(skb, true);
+	return ip6_local_out(net, NULL, skb);
+}
+#endif
+
+/* Consumes @skb whatever happens. */
+int sroce_skb_send(struct sroce_dev *sdev, const struct sroce_av *av,
+		   u16 sport, struct sk_buff *skb)
+{
+	unsigned int roce_len = skb->len + ROCE_ICRC_LEN;
+	int err;
+
+	skb_put(skb, ROCE_ICRC_LEN);
+	sroce_push_udp(skb, sport);
+	skb->dev = sdev->ndev;
+	skb->priority = rt_tos2priority(av->tclass);
+	skb_clear_hash(skb);
+#if IS_ENABLED(CONFIG_IPV6)
+	if (av->ipv6)
+		err = sroce_send6(sdev, av, skb);
+	else
+#endif
+		err = sroce_send4(sdev, av, skb);
+	/* The skb is gone either way; a drop is loss the transport recovers. */
+	err = net_xmit_eval(err);
+	if (err) {
+		sroce_count(sdev, SROCE_CNT_TX_ERRORS, 1);
+		return err;
+	}
+	sroce_count(sdev, SROCE_CNT_TX_PACKETS, 1);
+	sroce_count(sdev, SROCE_CNT_TX_BYTES, roce_len);
+	return 0;
+}

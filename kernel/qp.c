@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Queue pairs: creation, the IBTA state machine with the attribute checks
+ * real devices make, and teardown.  The data path lives in req.c (send),
+ * resp.c (requests in) and comp.c (responses in).
+ */
+#include <linux/log2.h>
+#include <linux/vmalloc.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "proto/psn.h"
+#include "sroce.h"
+
+struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn)
+{
+	struct sroce_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&sdev->qps, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->ref))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+void sroce_qp_put(struct sroce_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->ref))
+		complete(&qp->freed);
+}
+
+void sroce_qp_schedule_send(struct sroce_qp *qp)
+{
+	queue_work(sroce_wq, &qp->send_work);
+}
+
+static void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = qp->ib.device,
+		.element.qp = &qp->ib,
+		.event = type,
+	};
+
+	if (qp->ib.event_handler)
+		qp->ib.event_handler(&ev, qp->ib.qp_context);
+}
+
+/*
+ * Any context.  The send work flushes both queues once it sees the error
+ * state, so completions keep their order with the ones already queued.
+ */
+void sroce_qp_error(struct sroce_qp *qp)
+{
+	unsigned long flags;
+	bool was_ok;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	was_ok = qp->state != IB_QPS_ERR && qp->state != IB_QPS_RESET;
+	if (was_ok)
+		qp->state = IB_QPS_ERR;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (!was_ok)
+		return;
+	hrtimer_try_to_cancel(&qp->retrans_timer);
+	hrtimer_try_to_cancel(&qp->rnr_timer);
+	if (qp->ib.qp_type != IB_QPT_UD && qp->ib.qp_type != IB_QPT_GSI)
+		sroce_qp_event(qp, IB_EVENT_QP_FATAL);
+	sroce_qp_schedule_send(qp);
+}
+
+/* ---- creation ------------------------------------------------------------- */
+
+static int sroce_check_caps(struct sroce_qp *qp, struct ib_qp_init_attr *init)
+{
+	struct ib_qp_cap *cap = &init->cap;
+
+	if (cap->max_send_wr > SROCE_MAX_QP_WR ||
+	    cap->max_send_sge > SROCE_MAX_SGE ||
+	    cap->max_inline_data > SROCE_MAX_INLINE)
+		return -EINVAL;
+	if (!init->srq && (cap->max_recv_wr > SROCE_MAX_QP_WR ||
+			   cap->max_recv_sge > SROCE_MAX_SGE))
+		return -EINVAL;
+	return 0;
+}
+
+static int sroce_sq_init(struct sroce_qp *qp, struct ib_qp_init_attr *init,
+			 struct ib_udata *udata, struct sroce_create_qp_resp *resp)
+{
+	struct ib_qp_cap *cap = &init->cap;
+	u32 tail_bytes, slots;
+	int err;
+
+	qp->max_send_sge = max_t(u32, cap->max_send_sge, 1);
+	qp->max_inline = cap->max_inline_data;
+	tail_bytes = max_t(u32, qp->max_send_sge * sizeof(struct sroce_sge),
+			   qp->max_inline);
+	slots = roundup_pow_of_two(max_t(u32, cap->max_send_wr, 1));
+
+	if (udata) {
+		u32 slot = roundup_pow_of_two(sizeof(struct sroce_send_wqe) +
+					      tail_bytes);
+
+		err = sroce_ring_init(&qp->sq, slots, slot);
+		if (err)
+			return err;
+		err = sroce_ring_export(&qp->sq, &rdma_udata_to_drv_context(udata,
+				struct sroce_ucontext, ib)->ib, &resp->sq);
+		if (err)
+			goto err_ring;
+		/* Inline data may fill the whole slot tail. */
+		qp->max_inline = min_t(u32, slot - sizeof(struct sroce_send_wqe),
+				       SROCE_MAX_INLINE);
+		tail_bytes = max(tail_bytes, qp->max_inline);
+	}
+	qp->sq_slots = slots;
+	qp->sq_mask = slots - 1;
+	qp->shadow_size = ALIGN(sizeof(struct sroce_swqe) + tail_bytes, 8);
+	qp->shadow = kvcalloc(slots, qp->shadow_size, GFP_KERNEL);
+	if (!qp->shadow) {
+		err = -ENOMEM;
+		goto err_ring;
+	}
+	cap->max_send_wr = slots;
+	cap->max_send_sge = qp->max_send_sge;
+	cap->max_inline_data = qp->max_inline;
+	return 0;
+
+err_ring:
+	if (udata)
+		sroce_ring_free(&qp->sq);
+	return err;
+}
+
+static u32 sroce_qpn_alloc(struct sroce_dev *sdev, struct sroce_qp *qp,
+			   enum ib_qp_type type, int *err)
+{
+	u32 qpn;
+
+	if (type == IB_QPT_GSI) {
+		*err = xa_insert_bh(&sdev->qps, 1, NULL, GFP_KERNEL);
+		return 1;
+	}
+	*err = xa_alloc_cyclic_bh(&sdev->qps, &qpn, NULL,
+				  XA_LIMIT(SROCE_FIRST_QPN, ROCE_QPN_MASK - 1),
+				  &sdev->next_qpn, GFP_KERNEL);
+	if (*err > 0)
+		*err = 0;	/* wrapped: fine */
+	return qpn;
+}
+
+int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_create_qp_resp resp = {};
+	int err;
+
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_UD:
+		break;
+	case IB_QPT_GSI:
+		if (udata)
+			return -EOPNOTSUPP;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (init->create_flags)
+		return -EOPNOTSUPP;
+	if (udata && udata->outlen < sizeof(resp))
+		return -EINVAL;
+	err = sroce_check_caps(qp, init);
+	if (err)
+		return err;
+
+	qp->sdev = sdev;
+	qp->user = !!udata;
+	refcount_set(&qp->ref, 1);
+	init_completion(&qp->freed);
+	mutex_init(&qp->modify_lock);
+	spin_lock_init(&qp->state_lock);
+	spin_lock_init(&qp->sq_lock);
+	spin_lock_init(&qp->resp_lock);
+	INIT_LIST_HEAD(&qp->mcast);
+	INIT_WORK(&qp->send_work, sroce_send_work);
+	hrtimer_init(&qp->retrans_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->retrans_timer.function = sroce_retrans_timer;
+	hrtimer_init(&qp->rnr_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->rnr_timer.function = sroce_rnr_timer;
+	qp->state = IB_QPS_RESET;
+	qp->scq = to_scq(init->send_cq);
+	qp->rcq = to_scq(init->recv_cq);
+	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->pmtu = IB_MTU_1024;
+	qp->mtu = 1024;
+
+	err = sroce_sq_init(qp, init, udata, &resp);
+	if (err)
+		return err;
+	if (init->srq) {
+		qp->srq = to_ssrq(init->srq);
+	} else {
+		err = sroce_rq_init(&qp->rq, max_t(u32, init->cap.max_recv_wr, 1),
+				    max_t(u32, init->cap.max_recv_sge, 1), udata,
+				    &resp.rq);
+		if (err)
+			goto err_sq;
+		init->cap.max_recv_wr = qp->rq.ring.num_slots;
+		init->cap.max_recv_sge = qp->rq.max_sge;
+	}
+	qp->rd_res = kcalloc(SROCE_MAX_RD_ATOMIC, sizeof(*qp->rd_res), GFP_KERNEL);
+	if (!qp->rd_res) {
+		err = -ENOMEM;
+		goto err_rq;
+	}
+
+	ibqp->qp_num = sroce_qpn_alloc(sdev, qp, init->qp_type, &err);
+	if (err)
+		goto err_res;
+	if (udata) {
+		resp.max_inline_data = qp->max_inline;
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_qpn;
+	}
+	/* Visible to the receive path only now that it is whole. */
+	xa_store_bh(&sdev->qps, ibqp->qp_num, qp, GFP_KERNEL);
+	return 0;
+
+err_qpn:
+	xa_erase_bh(&sdev->qps, ibqp->qp_num);
+err_res:
+	kfree(qp->rd_res);
+err_rq:
+	if (!qp->srq)
+		sroce_rq_free(&qp->rq);
+err_sq:
+	if (qp->user)
+		sroce_ring_free(&qp->sq);
+	kvfree(qp->shadow);
+	return err;
+}
+
+/* ---- the state machine ----------------------------------------------------- */
+
+/* Back to the state of a fresh QP: no completions for what was queued. */
+static void sroce_qp_reset(struct sroce_qp *qp)
+{
+	hrtimer_cancel(&qp->retrans_timer);
+	hrtimer_cancel(&qp->rnr_timer);
+	cancel_work_sync(&qp->send_work);
+
+	spin_lock_bh(&qp->sq_lock);
+	if (qp->user) {
+		/* Start over at whatever the process last produced. */
+		qp->fetch = READ_ONCE(qp->sq.ctrl->producer);
+		qp->retire = qp->fetch;
+		smp_store_release(&qp->sq.ctrl->consumer, qp->retire);
+	} else {
+		qp->fetch = qp->retire = qp->sq_prod;
+	}
+	qp->req_cur = qp->fetch;
+	qp->req_offset = 0;
+	qp->rd_atomic_outstanding = 0;
+	qp->need_retransmit = 0;
+	qp->rnr_wait = false;
+	spin_unlock_bh(&qp->sq_lock);
+
+	spin_lock_bh(&qp->resp_lock);
+	qp->have_rwqe = false;
+	qp->nak_pending = false;
+	qp->write_resid = 0;
+	qp->rd_res_head = qp->rd_res_tail = qp->rd_res_count = 0;
+	qp->msn = 0;
+	spin_unlock_bh(&qp->resp_lock);
+}
+
+static int sroce_check_attrs(struct sroce_qp *qp, struct ib_qp_attr *attr,
+			     int mask)
+{
+	struct sroce_dev *sdev = qp->sdev;
+
+	if ((mask & IB_QP_PORT) && attr->port_num != SROCE_PORT)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index != 0)
+		return -EINVAL;
+	if (mask & IB_QP_PATH_MTU) {
+		enum ib_mtu port_mtu = iboe_get_mtu(READ_ONCE(sdev->ndev->mtu));
+
+		if (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096)
+			return -EINVAL;
+		if (attr->path_mtu > port_mtu)
+			return -EINVAL;
+	}
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > SROCE_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > SROCE_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~(IB_ACCESS_LOCAL_WRITE |
+				       IB_ACCESS_REMOTE_WRITE |
+				       IB_ACCESS_REMOTE_READ |
+				       IB_ACCESS_REMOTE_ATOMIC)))
+		return -EINVAL;
+	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > ROCE_QPN_MASK)
+		return -EINVAL;
+	return 0;
+}
+
+static void sroce_apply_attrs(struct sroce_qp *qp, struct ib_qp_attr *attr,
+			      int mask, const struct sroce_av *av)
+{
+	if (mask & IB_QP_ACCESS_FLAGS)
+		qp->access = attr->qp_access_flags;
+	if (mask & IB_QP_QKEY)
+		qp->qkey = attr->qkey;
+	if (mask & IB_QP_AV)
+		qp->av = *av;
+	if (mask & IB_QP_PATH_MTU) {
+		qp->pmtu = attr->path_mtu;
+		qp->mtu = ib_mtu_enum_to_int(attr->path_mtu);
+	}
+	if (mask & IB_QP_TIMEOUT)
+		qp->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		qp->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		qp->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_RQ_PSN)
+		qp->rq_psn = attr->rq_psn & ROCE_PSN_MASK;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		qp->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_SQ_PSN)
+		qp->sq_psn = attr->sq_psn & ROCE_PSN_MASK;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_DEST_QPN)
+		qp->dest_qpn = attr->dest_qp_num;
+}
+
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	enum ib_qp_state cur, new;
+	struct sroce_av av;
+	int err;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+	if (udata && udata->inlen)
+		return -EOPNOTSUPP;
+
+	mutex_lock(&qp->modify_lock);
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
+	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	err = -EINVAL;
+	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask))
+		goto out;
+	err = sroce_check_attrs(qp, attr, mask);
+	if (err)
+		goto out;
+	if (mask & IB_QP_AV) {
+		err = sroce_av_from_attr(&av, &attr->ah_attr);
+		if (err)
+			goto out;
+	}
+
+	if (new == IB_QPS_RESET && qp->state != IB_QPS_RESET) {
+		spin_lock_bh(&qp->state_lock);
+		qp->state = IB_QPS_RESET;
+		spin_unlock_bh(&qp->state_lock);
+		sroce_qp_reset(qp);
+	}
+
+	spin_lock_bh(&qp->sq_lock);
+	spin_lock(&qp->resp_lock);
+	sroce_apply_attrs(qp, attr, mask, &av);
+	if ((mask & (IB_QP_AV | IB_QP_DEST_QPN)))
+		qp->sport = rdma_flow_label_to_udp_sport(
+			rdma_calc_flow_label(ibqp->qp_num, qp->dest_qpn));
+	if (new == IB_QPS_RTR && cur != IB_QPS_RTR) {
+		qp->epsn = qp->rq_psn;
+		qp->nak_pending = false;
+	}
+	if (new == IB_QPS_RTS && cur != IB_QPS_RTS && cur != IB_QPS_SQD) {
+		qp->req_psn = qp->sq_psn;
+		qp->comp_psn = qp->sq_psn;
+		qp->retry_left = qp->retry_cnt;
+		qp->rnr_retry_left = qp->rnr_retry;
+	}
+	if (mask & IB_QP_RETRY_CNT)
+		qp->retry_left = qp->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		qp->rnr_retry_left = qp->rnr_retry;
+	spin_unlock(&qp->resp_lock);
+	spin_unlock_bh(&qp->sq_lock);
+
+	if (new == IB_QPS_ERR) {
+		sroce_qp_error(qp);
+	} else if (new != IB_QPS_RESET) {
+		spin_lock_bh(&qp->state_lock);
+		qp->state = new;
+		qp->sq_draining = new == IB_QPS_SQD;
+		spin_unlock_bh(&qp->state_lock);
+		if (new == IB_QPS_RTS)
+			sroce_qp_schedule_send(qp);
+	}
+	err = 0;
+out:
+	mutex_unlock(&qp->modify_lock);
+	return err;
+}
+
+int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+
+	memset(attr, 0, sizeof(*attr));
+	memset(init, 0, sizeof(*init));
+	mutex_lock(&qp->modify_lock);
+	attr->qp_state = attr->cur_qp_state = qp->state;
+	attr->sq_draining = qp->sq_draining;
+	attr->path_mtu = qp->pmtu;
+	attr->path_mig_state = IB_MIG_MIGRATED;
+	attr->qkey = qp->qkey;
+	attr->rq_psn = qp->rq_psn;
+	attr->sq_psn = qp->sq_psn;
+	attr->dest_qp_num = qp->dest_qpn;
+	attr->qp_access_flags = qp->access;
+	attr->max_rd_atomic = qp->max_rd_atomic;
+	attr->max_dest_rd_atomic = qp->max_dest_rd_atomic;
+	attr->min_rnr_timer = qp->min_rnr_timer;
+	attr->port_num = SROCE_PORT;
+	attr->timeout = qp->timeout;
+	attr->retry_cnt = qp->retry_cnt;
+	attr->rnr_retry = qp->rnr_retry;
+	attr->cap.max_send_wr = qp->sq_slots;
+	attr->cap.max_send_sge = qp->max_send_sge;
+	attr->cap.max_inline_data = qp->max_inline;
+	if (!qp->srq) {
+		attr->cap.max_recv_wr = qp->rq.ring.num_slots;
+		attr->cap.max_recv_sge = qp->rq.max_sge;
+	}
+	if (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC) {
+		struct rdma_ah_attr *ah = &attr->ah_attr;
+
+		ah->type = RDMA_AH_ATTR_TYPE_ROCE;
+		rdma_ah_set_port_num(ah, SROCE_PORT);
+		rdma_ah_set_grh(ah, NULL, qp->av.flow_label, 0,
+				qp->av.hop_limit, qp->av.tclass);
+		memcpy(ah->grh.dgid.raw, &qp->av.daddr, 16);
+	}
+	init->event_handler = ibqp->event_handler;
+	init->qp_context = ibqp->qp_context;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	init->qp_type = ibqp->qp_type;
+	init->port_num = SROCE_PORT;
+	mutex_unlock(&qp->modify_lock);
+	return 0;
+}
+
+int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_dev *sdev = qp->sdev;
+
+	/* No new lookups, then wait out the ones in flight. */
+	xa_erase_bh(&sdev->qps, ibqp->qp_num);
+	spin_lock_bh(&qp->state_lock);
+	qp->state = IB_QPS_RESET;
+	spin_unlock_bh(&qp->state_lock);
+	sroce_qp_put(qp);
+	wait_for_completion(&qp->freed);
+
+	hrtimer_cancel(&qp->retrans_timer);
+	hrtimer_cancel(&qp->rnr_timer);
+	cancel_work_sync(&qp->send_work);
+	sroce_mcast_detach_all(qp);
+
+	kfree(qp->rd_res);
+	if (!qp->srq)
+		sroce_rq_free(&qp->rq);
+	if (qp->user)
+		sroce_ring_free(&qp->sq);
+	kvfree(qp->shadow);
+	return 0;
+}

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Packets in: after net.c checked the ICRC and parsed the headers, pick
+ * the QP (or the multicast group's QPs), check that the packet belongs to
+ * it, and hand it to the responder (requests) or the completer
+ * (responses).  Everything not acceptable is dropped and counted.
+ */
+#include "sroce.h"
+
+/* The P_Key table holds only the default key; match its low 15 bits. */
+static bool pkey_ok(u16 pkey)
+{
+	return (pkey & 0x7fff) == (ROCE_DEFAULT_PKEY & 0x7fff);
+}
+
+static bool qp_takes(const struct sroce_qp *qp, const struct roce_pkt_info *pkt)
+{
+	switch (pkt->op->qpt) {
+	case ROCE_QPT_RC:
+		return qp->ib.qp_type == IB_QPT_RC;
+	case ROCE_QPT_UC:
+		return qp->ib.qp_type == IB_QPT_UC;
+	case ROCE_QPT_UD:
+		return qp->ib.qp_type == IB_QPT_UD || qp->ib.qp_type == IB_QPT_GSI;
+	default:
+		return false;
+	}
+}
+
+void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb,
+		const struct roce_pkt_info *pkt)
+{
+	u32 qpn = pkt->bth.dest_qpn;
+	struct sroce_qp *qp;
+
+	if (!pkey_ok(pkt->bth.pkey) || pkt->op->qpt == ROCE_QPT_CNP) {
+		/* CNPs matter once congestion control exists (reaction point). */
+		sroce_count(sdev, SROCE_CNT_RX_DROPPED, 1);
+		goto out;
+	}
+	if (qpn == ROCE_QPN_MASK && pkt->op->qpt == ROCE_QPT_UD) {
+		sroce_mcast_recv(sdev, skb, pkt);
+		goto out;
+	}
+	qp = sroce_qp_get(sdev, qpn);
+	if (!qp) {
+		sroce_count(sdev, SROCE_CNT_RX_NO_QP, 1);
+		goto out;
+	}
+	if (!qp_takes(qp, pkt))
+		sroce_count(sdev, SROCE_CNT_RX_DROPPED, 1);
+	else if (pkt->op->flags & ROCE_OPF_REQUEST)
+		sroce_resp_recv(qp, skb, pkt);
+	else
+		sroce_comp_recv(qp, skb, pkt);
+	sroce_qp_put(qp);
+out:
+	consume_skb(skb);
+}

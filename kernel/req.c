@@ -1,0 +1,714 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The send engine: one work item per QP that takes work requests from the
+ * send queue, cuts messages into path-MTU packets and sends them, sends the
+ * responder's READ responses, retransmits from the oldest unacknowledged
+ * PSN when told to, and flushes the queues once the QP has failed.
+ *
+ * For a user QP it also copies new WQEs from the shared ring into the
+ * kernel's shadow array, validating each; nothing is read from user
+ * memory twice.  When it runs out of work it asks for a doorbell.
+ */
+#include "proto/psn.h"
+#include "proto/timers.h"
+#include "sroce.h"
+
+/* Packets a single run of the work may send before it yields the CPU. */
+#define SROCE_SEND_BUDGET	64
+/* RC: request an ACK at least this often within a long message. */
+#define SROCE_ACKREQ_EVERY	32
+/* RC: PSNs in flight before the requester waits for ACKs. */
+#define SROCE_MAX_UNACKED_PSN	1024
+
+static bool qp_is_rc(const struct sroce_qp *qp)
+{
+	return qp->ib.qp_type == IB_QPT_RC;
+}
+
+static bool qp_is_ud(const struct sroce_qp *qp)
+{
+	return qp->ib.qp_type == IB_QPT_UD || qp->ib.qp_type == IB_QPT_GSI;
+}
+
+static bool is_rd_atomic(const struct sroce_swqe *s)
+{
+	return s->wqe.opcode == IB_WR_RDMA_READ ||
+	       s->wqe.opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       s->wqe.opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static bool opcode_allowed(const struct sroce_qp *qp, u32 opcode)
+{
+	switch (opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		return true;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_SEND_WITH_INV:
+		return !qp_is_ud(qp);
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return qp_is_rc(qp);
+	case IB_WR_LOCAL_INV:
+		return !qp_is_ud(qp);
+	case IB_WR_REG_MR:
+		return !qp->user && !qp_is_ud(qp);
+	default:
+		return false;
+	}
+}
+
+enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode)
+{
+	switch (wr_opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+/*
+ * Copies and checks one WQE from the user ring.  A WQE that is not valid
+ * is kept, marked with the error it completes with, so the process sees
+ * an error completion in order, like on hardware.
+ */
+static void sq_take_user_wqe(struct sroce_qp *qp, u32 index)
+{
+	const u8 *slot = sroce_ring_slot(&qp->sq, index);
+	struct sroce_swqe *s = sroce_swqe(qp, index);
+	struct sroce_send_wqe *w = &s->wqe;
+	u64 length = 0;
+	u32 i;
+
+	memcpy(w, slot, sizeof(*w));
+	s->npsn = 0;
+	s->state = SROCE_SWQE_QUEUED;
+	s->status = IB_WC_SUCCESS;
+	s->length = 0;
+
+	if (!opcode_allowed(qp, w->opcode)) {
+		s->status = IB_WC_LOC_QP_OP_ERR;
+		return;
+	}
+	if (w->send_flags & IB_SEND_INLINE) {
+		if (w->inline_len > qp->max_inline) {
+			s->status = IB_WC_LOC_LEN_ERR;
+			return;
+		}
+		w->num_sge = 0;
+		memcpy(s->inline_data, slot + sizeof(*w), w->inline_len);
+		length = w->inline_len;
+	} else {
+		if (w->num_sge > qp->max_send_sge) {
+			s->status = IB_WC_LOC_LEN_ERR;
+			return;
+		}
+		memcpy(s->sge, slot + sizeof(*w), w->num_sge * sizeof(s->sge[0]));
+		for (i = 0; i < w->num_sge; i++)
+			length += s->sge[i].length;
+	}
+	if (length > SROCE_MAX_MSG_SIZE ||
+	    (qp_is_ud(qp) && length > qp->sdev->ndev->mtu)) {
+		s->status = IB_WC_LOC_LEN_ERR;
+		return;
+	}
+	s->length = length;
+
+	if (qp_is_ud(qp)) {
+		struct sroce_ah *ah;
+
+		rcu_read_lock();
+		ah = sroce_ah_lookup(qp->sdev, w->wr.ud.ah_num);
+		if (ah && ah->ib.pd == qp->ib.pd)
+			s->av = ah->av;
+		else
+			s->status = IB_WC_LOC_QP_OP_ERR;
+		rcu_read_unlock();
+	}
+}
+
+/* Copies newly posted user WQEs into the shadow.  -EIO: corrupt index. */
+static int sq_fetch(struct sroce_qp *qp)
+{
+	u32 prod;
+
+	if (!qp->user)
+		return 0;
+	prod = smp_load_acquire(&qp->sq.ctrl->producer);
+	if (prod - qp->retire > qp->sq_slots)
+		return -EIO;
+	while (qp->fetch != prod) {
+		sq_take_user_wqe(qp, qp->fetch);
+		qp->fetch++;
+	}
+	return 0;
+}
+
+/* ---- completions ----------------------------------------------------------- */
+
+static void sq_post_cqe(struct sroce_qp *qp, struct sroce_swqe *s)
+{
+	struct ib_wc wc = {
+		.wr_id = s->wqe.wr_id,
+		.status = s->status,
+		.opcode = sroce_wc_opcode(s->wqe.opcode),
+		.qp = &qp->ib,
+	};
+
+	if (s->wqe.opcode == IB_WR_RDMA_READ)
+		wc.byte_len = s->length;
+	else if (s->wqe.opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+		 s->wqe.opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+		wc.byte_len = 8;
+	if (s->status != IB_WC_SUCCESS)
+		sroce_count(qp->sdev, SROCE_CNT_COMPLETION_ERRORS, 1);
+	sroce_cq_post(qp->scq, &wc, false);
+}
+
+/*
+ * Retires finished WQEs in order: a completion for each signaled or failed
+ * one, and their slots back to the producer.  Caller holds sq_lock.
+ */
+void sroce_sq_retire(struct sroce_qp *qp)
+{
+	bool moved = false;
+
+	while (qp->retire != qp->fetch) {
+		struct sroce_swqe *s = sroce_swqe(qp, qp->retire);
+
+		if (s->state != SROCE_SWQE_DONE)
+			break;
+		if (s->status != IB_WC_SUCCESS || qp->sig_all ||
+		    (s->wqe.send_flags & IB_SEND_SIGNALED))
+			sq_post_cqe(qp, s);
+		if (is_rd_atomic(s) && qp->rd_atomic_outstanding)
+			qp->rd_atomic_outstanding--;
+		qp->retire++;
+		moved = true;
+	}
+	if (moved && qp->user)
+		smp_store_release(&qp->sq.ctrl->consumer, qp->retire);
+}
+
+/* A WQE failed locally: complete it with @status and fail the QP. */
+static void req_fail(struct sroce_qp *qp, struct sroce_swqe *s, u8 status)
+{
+	s->status = status;
+	s->state = SROCE_SWQE_DONE;
+	qp->req_cur++;
+	qp->req_offset = 0;
+	sroce_sq_retire(qp);
+	sroce_qp_error(qp);
+}
+
+/* ---- packets --------------------------------------------------------------- */
+
+static u8 req_opcode(struct sroce_qp *qp, struct sroce_swqe *s, bool first,
+		     bool last)
+{
+	u8 base = qp->ib.qp_type == IB_QPT_UC ? 0x20 : 0x00;
+	u32 op = s->wqe.opcode;
+
+	if (qp_is_ud(qp))
+		return op == IB_WR_SEND_WITH_IMM ? ROCE_OP_UD_SEND_ONLY_IMM :
+						   ROCE_OP_UD_SEND_ONLY;
+	switch (op) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		if (first && last)
+			return base | (op == IB_WR_RDMA_WRITE ? ROCE_OP_RC_WRITE_ONLY :
+							       ROCE_OP_RC_WRITE_ONLY_IMM);
+		if (first)
+			return base | ROCE_OP_RC_WRITE_FIRST;
+		if (!last)
+			return base | ROCE_OP_RC_WRITE_MIDDLE;
+		return base | (op == IB_WR_RDMA_WRITE ? ROCE_OP_RC_WRITE_LAST :
+						       ROCE_OP_RC_WRITE_LAST_IMM);
+	case IB_WR_RDMA_READ:
+		return ROCE_OP_RC_READ_REQ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return ROCE_OP_RC_CMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return ROCE_OP_RC_FETCH_ADD;
+	default:	/* the SENDs */
+		if (first && last)
+			return base | (op == IB_WR_SEND_WITH_IMM ? ROCE_OP_RC_SEND_ONLY_IMM :
+				       op == IB_WR_SEND_WITH_INV ? ROCE_OP_RC_SEND_ONLY_INV :
+								   ROCE_OP_RC_SEND_ONLY);
+		if (first)
+			return base | ROCE_OP_RC_SEND_FIRST;
+		if (!last)
+			return base | ROCE_OP_RC_SEND_MIDDLE;
+		return base | (op == IB_WR_SEND_WITH_IMM ? ROCE_OP_RC_SEND_LAST_IMM :
+			       op == IB_WR_SEND_WITH_INV ? ROCE_OP_RC_SEND_LAST_INV :
+							   ROCE_OP_RC_SEND_LAST);
+	}
+}
+
+/* PSNs a message uses: one per packet; a READ reserves its responses'. */
+static u32 msg_npsn(struct sroce_qp *qp, struct sroce_swqe *s)
+{
+	if (qp_is_ud(qp) || s->wqe.opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	    s->wqe.opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+		return 1;
+	return max_t(u32, 1, DIV_ROUND_UP(s->length, qp->mtu));
+}
+
+/*
+ * Builds and sends the next packet of WQE @s at req_offset.  Returns 0,
+ * or a negative errno after failing the WQE (bad local buffer).
+ */
+static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
+{
+	struct roce_pkt_info pi = {};
+	bool is_read = s->wqe.opcode == IB_WR_RDMA_READ;
+	bool is_atomic = is_rd_atomic(s) && !is_read;
+	u32 payload = 0, hdr_len, pad;
+	struct sk_buff *skb;
+	bool last;
+	int err, n;
+
+	if (!is_read && !is_atomic)
+		payload = min_t(u32, qp->mtu, s->length - qp->req_offset);
+	last = is_read || is_atomic || qp->req_offset + payload >= s->length;
+
+	pi.bth.opcode = req_opcode(qp, s, qp->req_offset == 0, last);
+	pi.bth.se = last && (s->wqe.send_flags & IB_SEND_SOLICITED);
+	pi.bth.pkey = ROCE_DEFAULT_PKEY;
+	pi.bth.dest_qpn = qp_is_ud(qp) ? s->wqe.wr.ud.remote_qpn : qp->dest_qpn;
+	pi.bth.psn = qp->req_psn;
+	pi.bth.ackreq = qp_is_rc(qp) &&
+			(last || psn_diff(qp->req_psn, s->first_psn) % SROCE_ACKREQ_EVERY ==
+					 SROCE_ACKREQ_EVERY - 1);
+	pad = roce_pad_len(payload);
+	pi.bth.padcnt = pad;
+	if (qp_is_ud(qp)) {
+		pi.deth.qkey = (s->wqe.wr.ud.remote_qkey & 0x80000000) ?
+				       qp->qkey : s->wqe.wr.ud.remote_qkey;
+		pi.deth.src_qpn = qp->ib.qp_num;
+	}
+	if (is_read || (qp->req_offset == 0 &&
+			(s->wqe.opcode == IB_WR_RDMA_WRITE ||
+			 s->wqe.opcode == IB_WR_RDMA_WRITE_WITH_IMM))) {
+		pi.reth.va = s->wqe.wr.rdma.remote_addr + qp->req_offset;
+		pi.reth.rkey = s->wqe.wr.rdma.rkey;
+		pi.reth.len = s->length - qp->req_offset;
+	}
+	if (is_atomic) {
+		pi.atmeth.va = s->wqe.wr.atomic.remote_addr;
+		pi.atmeth.rkey = s->wqe.wr.atomic.rkey;
+		pi.atmeth.swap_add = s->wqe.opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
+					     s->wqe.wr.atomic.swap :
+					     s->wqe.wr.atomic.compare_add;
+		pi.atmeth.compare = s->wqe.wr.atomic.compare_add;
+	}
+	pi.imm_be = s->wqe.imm_data;
+	pi.ieth_rkey = s->wqe.imm_data;
+
+	hdr_len = roce_opcode_get(pi.bth.opcode)->hdr_len;
+	skb = sroce_skb_alloc(qp->sdev, hdr_len + payload + pad);
+	if (!skb)
+		return -ENOBUFS;	/* try again on the next run */
+	n = roce_build_headers(&pi, skb->data, hdr_len);
+	if (WARN_ON_ONCE(n != hdr_len)) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	if (payload) {
+		u8 *dst = skb->data + hdr_len;
+
+		if (s->wqe.send_flags & IB_SEND_INLINE) {
+			memcpy(dst, s->inline_data + qp->req_offset, payload);
+		} else {
+			err = sroce_sgl_copy(qp->sdev, qp->ib.pd, s->sge,
+					     s->wqe.num_sge, qp->req_offset, dst,
+					     payload, 0, SROCE_FROM_MR);
+			if (err) {
+				kfree_skb(skb);
+				req_fail(qp, s, IB_WC_LOC_PROT_ERR);
+				return err;
+			}
+		}
+		memset(dst + payload, 0, pad);
+	}
+
+	sroce_skb_send(qp->sdev, qp_is_ud(qp) ? &s->av : &qp->av, qp->sport,
+		       skb);
+
+	/* Advance even if the packet was dropped: loss is recovered by
+	 * retransmission (RC) or is allowed (UC/UD).
+	 */
+	if (is_read) {
+		qp->req_psn = psn_add(s->last_psn, 1);
+		qp->req_offset = s->length;
+	} else {
+		qp->req_psn = psn_add(qp->req_psn, 1);
+		qp->req_offset += payload;
+	}
+	if (last || qp->req_offset >= s->length) {
+		qp->req_cur++;
+		qp->req_offset = 0;
+		if (qp_is_rc(qp)) {
+			s->state = SROCE_SWQE_SENT;
+		} else {
+			/* UC/UD: done once on the wire. */
+			s->state = SROCE_SWQE_DONE;
+			sroce_sq_retire(qp);
+		}
+	}
+	return 0;
+}
+
+/* Local operations complete in order, without going to the wire. */
+static void req_local_op(struct sroce_qp *qp, struct sroce_swqe *s)
+{
+	int err = 0;
+
+	if (s->wqe.opcode == IB_WR_LOCAL_INV)
+		err = sroce_mr_invalidate(qp->sdev, qp->ib.pd, s->wqe.imm_data);
+	else if (s->wqe.opcode == IB_WR_REG_MR)
+		err = sroce_mr_fast_reg(qp->sdev, qp->ib.pd, s->reg_key,
+					s->reg_key, s->reg_access);
+	if (err) {
+		req_fail(qp, s, IB_WC_MW_BIND_ERR);
+		return;
+	}
+	s->state = SROCE_SWQE_DONE;
+	qp->req_cur++;
+	sroce_sq_retire(qp);
+}
+
+static void arm_retrans_timer(struct sroce_qp *qp)
+{
+	u64 ns;
+
+	if (!qp_is_rc(qp) || !qp->timeout || hrtimer_active(&qp->retrans_timer))
+		return;
+	ns = roce_ack_timeout_ns(qp->timeout);
+	hrtimer_start(&qp->retrans_timer, ns_to_ktime(ns), HRTIMER_MODE_REL_SOFT);
+}
+
+/*
+ * Go-back-N: resume at the oldest unacknowledged PSN, in the middle of
+ * its message if need be.  Messages keep the PSNs they were given.  A
+ * READ or atomic is asked for again whole (legal, and the responder
+ * answers duplicates from its resources).  Caller holds sq_lock.
+ */
+static void req_rewind(struct sroce_qp *qp)
+{
+	struct sroce_swqe *s;
+	u32 i, outstanding = 0;
+	s32 done;
+
+	clear_bit(0, &qp->need_retransmit);
+	for (i = qp->retire; i != qp->req_cur; i++) {
+		s = sroce_swqe(qp, i);
+		if (s->state != SROCE_SWQE_DONE &&
+		    psn_after_eq(s->last_psn, qp->comp_psn))
+			break;
+		if (s->state != SROCE_SWQE_DONE && is_rd_atomic(s))
+			outstanding++;
+	}
+	if (i == qp->req_cur)
+		return;		/* nothing outstanding */
+	qp->req_cur = i;
+	qp->rd_atomic_outstanding = outstanding;
+	for (; i != qp->fetch; i++) {
+		s = sroce_swqe(qp, i);
+		if (s->state == SROCE_SWQE_SENT)
+			s->state = SROCE_SWQE_QUEUED;
+	}
+	s = sroce_swqe(qp, qp->req_cur);
+	done = psn_diff(qp->comp_psn, s->first_psn);
+	if (done < 0 || is_rd_atomic(s))
+		done = 0;
+	qp->req_psn = psn_add(s->first_psn, done);
+	qp->req_offset = min_t(u32, done * qp->mtu, s->length);
+	sroce_count(qp->sdev, SROCE_CNT_RETRANSMITS, 1);
+}
+
+/*
+ * One step of the requester: sends at most one packet or runs one local
+ * operation.  Returns true if it did something.  Caller holds sq_lock.
+ */
+static bool req_step(struct sroce_qp *qp)
+{
+	struct sroce_swqe *s;
+
+	if (qp->rnr_wait)
+		return false;
+	if (test_bit(0, &qp->need_retransmit))
+		req_rewind(qp);
+	if (qp->req_cur == qp->fetch)
+		return false;
+	s = sroce_swqe(qp, qp->req_cur);
+	if (s->status != IB_WC_SUCCESS) {
+		req_fail(qp, s, s->status);
+		return true;
+	}
+	if (s->wqe.opcode == IB_WR_LOCAL_INV || s->wqe.opcode == IB_WR_REG_MR) {
+		req_local_op(qp, s);
+		return true;
+	}
+	if (qp_is_rc(qp)) {
+		if (psn_diff(qp->req_psn, qp->comp_psn) >= SROCE_MAX_UNACKED_PSN)
+			return false;
+		if (qp->req_offset == 0) {
+			/* A new message: fences and READ/atomic credits. */
+			if ((s->wqe.send_flags & IB_SEND_FENCE) &&
+			    qp->rd_atomic_outstanding)
+				return false;
+			if (is_rd_atomic(s)) {
+				if (qp->rd_atomic_outstanding >=
+				    max_t(u8, qp->max_rd_atomic, 1))
+					return false;
+				qp->rd_atomic_outstanding++;
+			}
+		}
+	}
+	if (!s->npsn) {
+		/* First time on the wire: give the message its PSNs. */
+		s->first_psn = qp->req_psn;
+		s->npsn = msg_npsn(qp, s);
+		s->last_psn = psn_add(s->first_psn, s->npsn - 1);
+	}
+	req_send_packet(qp, s);
+	arm_retrans_timer(qp);
+	return true;
+}
+
+/* ---- the work -------------------------------------------------------------- */
+
+/* Completes every queued WQE with a flush error after the QP failed. */
+void sroce_flush_queues(struct sroce_qp *qp)
+{
+	struct sroce_rwqe rwqe;
+	struct sroce_rq *rq = qp->srq ? NULL : &qp->rq;
+
+	spin_lock_bh(&qp->sq_lock);
+	sq_fetch(qp);
+	while (qp->retire != qp->fetch) {
+		struct sroce_swqe *s = sroce_swqe(qp, qp->retire);
+
+		if (s->state != SROCE_SWQE_DONE)
+			s->status = IB_WC_WR_FLUSH_ERR;
+		s->state = SROCE_SWQE_DONE;
+		sq_post_cqe(qp, s);
+		qp->retire++;
+	}
+	qp->req_cur = qp->retire;
+	qp->req_offset = 0;
+	qp->rd_atomic_outstanding = 0;
+	if (qp->user)
+		smp_store_release(&qp->sq.ctrl->consumer, qp->retire);
+	spin_unlock_bh(&qp->sq_lock);
+
+	while (rq && sroce_rq_pop(rq, &rwqe) == 0) {
+		struct ib_wc wc = {
+			.wr_id = rwqe.wr_id,
+			.status = IB_WC_WR_FLUSH_ERR,
+			.opcode = IB_WC_RECV,
+			.qp = &qp->ib,
+		};
+
+		sroce_cq_post(qp->rcq, &wc, false);
+	}
+	if (rq && rq->user)	/* later posts must reach us too */
+		WRITE_ONCE(rq->ring.ctrl->notify, SROCE_SQ_NEED_DOORBELL);
+}
+
+/*
+ * Whether the work may stop now.  If it is only blocked (send window,
+ * READ credits, RNR wait) an ACK or a timer brings it back.  If it is idle
+ * it asks the process for a doorbell, then looks once more, so a WQE
+ * posted in between is never left behind.  Caller holds sq_lock.
+ */
+static bool sq_may_sleep(struct sroce_qp *qp)
+{
+	if (!qp->user || qp->req_cur != qp->fetch || qp->rnr_wait)
+		return true;
+	WRITE_ONCE(qp->sq.ctrl->notify, SROCE_SQ_NEED_DOORBELL);
+	smp_mb();	/* pairs with the provider's fence after its producer store */
+	if (smp_load_acquire(&qp->sq.ctrl->producer) == qp->fetch)
+		return true;
+	WRITE_ONCE(qp->sq.ctrl->notify, 0);
+	return false;
+}
+
+void sroce_send_work(struct work_struct *work)
+{
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, send_work);
+	enum ib_qp_state state;
+	int budget = SROCE_SEND_BUDGET;
+
+	state = READ_ONCE(qp->state);
+	if (state == IB_QPS_ERR) {
+		sroce_flush_queues(qp);
+		if (qp->user)
+			WRITE_ONCE(qp->sq.ctrl->notify, SROCE_SQ_NEED_DOORBELL);
+		return;
+	}
+	if (state == IB_QPS_RTR) {
+		/* A responder in RTR answers READs but sends no requests. */
+		if (sroce_resp_send_reads(qp, &budget) && budget <= 0)
+			sroce_qp_schedule_send(qp);
+		return;
+	}
+	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
+		return;
+	if (qp->user)
+		WRITE_ONCE(qp->sq.ctrl->notify, 0);
+
+	for (;;) {
+		bool did, sleep;
+
+		did = sroce_resp_send_reads(qp, &budget);
+		spin_lock_bh(&qp->sq_lock);
+		if (sq_fetch(qp)) {
+			spin_unlock_bh(&qp->sq_lock);
+			sroce_qp_error(qp);
+			return;
+		}
+		while (budget > 0 && req_step(qp)) {
+			budget--;
+			did = true;
+		}
+		spin_unlock_bh(&qp->sq_lock);
+		if (budget <= 0) {
+			/* More to do: let others run, then continue. */
+			sroce_qp_schedule_send(qp);
+			return;
+		}
+		if (did)
+			continue;
+		spin_lock_bh(&qp->sq_lock);
+		sleep = sq_may_sleep(qp);
+		spin_unlock_bh(&qp->sq_lock);
+		if (sleep)
+			return;
+	}
+}
+
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	int err = 0;
+
+	if (qp->user) {
+		/* The doorbell: the WQEs are in the shared ring already. */
+		sroce_qp_schedule_send(qp);
+		return 0;
+	}
+	if (READ_ONCE(qp->state) < IB_QPS_RTS && READ_ONCE(qp->state) != IB_QPS_ERR) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+
+	spin_lock_bh(&qp->sq_lock);
+	for (; wr; wr = wr->next) {
+		struct sroce_swqe *s;
+		u64 length = 0;
+		int i;
+
+		if (qp->sq_prod - qp->retire >= qp->sq_slots) {
+			err = -ENOMEM;
+			break;
+		}
+		if (!opcode_allowed(qp, wr->opcode) ||
+		    wr->num_sge > qp->max_send_sge) {
+			err = -EINVAL;
+			break;
+		}
+		s = sroce_swqe(qp, qp->sq_prod);
+		memset(s, 0, sizeof(*s));
+		s->wqe.wr_id = wr->wr_id;
+		s->wqe.opcode = wr->opcode;
+		s->wqe.send_flags = wr->send_flags & ~IB_SEND_INLINE;
+		s->wqe.num_sge = wr->num_sge;
+		s->wqe.imm_data = wr->opcode == IB_WR_SEND_WITH_INV ||
+				  wr->opcode == IB_WR_LOCAL_INV ?
+					  wr->ex.invalidate_rkey :
+					  (__force u32)wr->ex.imm_data;
+		for (i = 0; i < wr->num_sge; i++) {
+			s->sge[i].addr = wr->sg_list[i].addr;
+			s->sge[i].length = wr->sg_list[i].length;
+			s->sge[i].lkey = wr->sg_list[i].lkey;
+			length += wr->sg_list[i].length;
+		}
+		s->length = length;
+		switch (wr->opcode) {
+		case IB_WR_RDMA_WRITE:
+		case IB_WR_RDMA_WRITE_WITH_IMM:
+		case IB_WR_RDMA_READ:
+			s->wqe.wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
+			s->wqe.wr.rdma.rkey = rdma_wr(wr)->rkey;
+			break;
+		case IB_WR_ATOMIC_CMP_AND_SWP:
+		case IB_WR_ATOMIC_FETCH_AND_ADD:
+			s->wqe.wr.atomic.remote_addr = atomic_wr(wr)->remote_addr;
+			s->wqe.wr.atomic.rkey = atomic_wr(wr)->rkey;
+			s->wqe.wr.atomic.compare_add = atomic_wr(wr)->compare_add;
+			s->wqe.wr.atomic.swap = atomic_wr(wr)->swap;
+			break;
+		case IB_WR_REG_MR:
+			s->reg_key = reg_wr(wr)->key;
+			s->reg_access = reg_wr(wr)->access;
+			s->reg_mr = reg_wr(wr)->mr;
+			break;
+		case IB_WR_SEND:
+		case IB_WR_SEND_WITH_IMM:
+			if (qp_is_ud(qp)) {
+				s->wqe.wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
+				s->wqe.wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
+				s->av = to_sah(ud_wr(wr)->ah)->av;
+			}
+			break;
+		default:
+			break;
+		}
+		if (qp_is_ud(qp) && length > qp->sdev->ndev->mtu) {
+			err = -EINVAL;
+			break;
+		}
+		s->state = SROCE_SWQE_QUEUED;
+		s->status = IB_WC_SUCCESS;
+		qp->sq_prod++;
+		qp->fetch = qp->sq_prod;
+	}
+	spin_unlock_bh(&qp->sq_lock);
+	if (err)
+		*bad_wr = wr;
+	sroce_qp_schedule_send(qp);
+	return err;
+}
+
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	int err;
+
+	if (qp->srq || qp->user) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	err = sroce_rq_post(&qp->rq, wr, bad_wr);
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		sroce_qp_schedule_send(qp);	/* flush them */
+	return err;
+}

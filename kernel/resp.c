@@ -1,0 +1,623 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The responder: requests arriving at a QP.  Checks the PSN (RC: NAK a
+ * gap once, answer duplicates from the saved READ/atomic resources; UC:
+ * drop the broken message), checks keys, rights and bounds on every
+ * remote access, places data, completes receives, and acknowledges.
+ * READ responses are sent from the QP's send work, paced with its
+ * requests; everything else is answered right here in softirq.
+ */
+#include <linux/highmem.h>
+
+#include "proto/psn.h"
+#include "sroce.h"
+
+/* IB atomics are atomic with respect to every other atomic of the device. */
+static DEFINE_SPINLOCK(sroce_atomic_lock);
+
+/* ---- answers ---------------------------------------------------------------- */
+
+static void resp_send(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
+		      const u64 *atomic_orig)
+{
+	struct roce_pkt_info pi = {};
+	struct sk_buff *skb;
+	u32 len = roce_opcode_get(opcode)->hdr_len;
+
+	pi.bth.opcode = opcode;
+	pi.bth.pkey = ROCE_DEFAULT_PKEY;
+	pi.bth.dest_qpn = qp->dest_qpn;
+	pi.bth.psn = psn;
+	pi.aeth.syndrome = syndrome;
+	pi.aeth.msn = qp->msn & ROCE_QPN_MASK;
+	if (atomic_orig)
+		pi.atmack.orig = *atomic_orig;
+	skb = sroce_skb_alloc(qp->sdev, len);
+	if (!skb)
+		return;		/* the requester will time out and retry */
+	roce_build_headers(&pi, skb->data, len);
+	sroce_skb_send(qp->sdev, &qp->av, qp->sport, skb);
+}
+
+static void resp_ack(struct sroce_qp *qp, u32 psn)
+{
+	resp_send(qp, ROCE_OP_RC_ACK, psn,
+		  roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID), NULL);
+}
+
+static void resp_nak(struct sroce_qp *qp, u32 psn, u8 nak)
+{
+	if (nak == ROCE_NAK_PSN_SEQ_ERR)
+		sroce_count(qp->sdev, SROCE_CNT_SEQ_ERR_SENT, 1);
+	if (nak == ROCE_NAK_REM_ACCESS_ERR)
+		sroce_count(qp->sdev, SROCE_CNT_REMOTE_ACCESS_ERR, 1);
+	resp_send(qp, ROCE_OP_RC_ACK, psn, nak, NULL);
+}
+
+static void resp_rnr_nak(struct sroce_qp *qp, u32 psn)
+{
+	sroce_count(qp->sdev, SROCE_CNT_RNR_NAK_SENT, 1);
+	resp_send(qp, ROCE_OP_RC_ACK, psn,
+		  roce_aeth_rnr_syndrome(qp->min_rnr_timer), NULL);
+}
+
+/* ---- receive WQEs ---------------------------------------------------------- */
+
+/* Takes the next receive WQE into qp->rwqe.  False: none posted. */
+static bool resp_take_rwqe(struct sroce_qp *qp)
+{
+	struct sroce_rq *rq = qp->srq ? &qp->srq->rq : &qp->rq;
+	int err = sroce_rq_pop(rq, &qp->rwqe);
+
+	if (err == -EIO) {
+		sroce_qp_error(qp);
+		return false;
+	}
+	if (err)
+		return false;
+	if (qp->srq)
+		sroce_srq_check_limit(qp->srq);
+	qp->have_rwqe = true;
+	qp->recv_offset = 0;
+	return true;
+}
+
+static void resp_complete(struct sroce_qp *qp, struct ib_wc *wc, bool se)
+{
+	wc->wr_id = qp->rwqe.wr_id;
+	wc->qp = &qp->ib;
+	qp->have_rwqe = false;
+	if (wc->status != IB_WC_SUCCESS)
+		sroce_count(qp->sdev, SROCE_CNT_COMPLETION_ERRORS, 1);
+	sroce_cq_post(qp->rcq, wc, se);
+}
+
+/* A receive buffer could not take the data: complete it, fail the QP. */
+static void resp_recv_error(struct sroce_qp *qp, int err, u32 psn, bool rc)
+{
+	struct ib_wc wc = {
+		.status = err == -EINVAL ? IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR,
+		.opcode = IB_WC_RECV,
+	};
+
+	resp_complete(qp, &wc, false);
+	if (rc)
+		resp_nak(qp, psn, err == -EINVAL ? ROCE_NAK_INVALID_REQ :
+						   ROCE_NAK_REM_OP_ERR);
+	sroce_qp_error(qp);
+}
+
+/* ---- UD --------------------------------------------------------------------- */
+
+static void resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
+		    const struct roce_pkt_info *pkt)
+{
+	bool ipv6 = skb->protocol == htons(ETH_P_IPV6);
+	struct ib_wc wc = {
+		.opcode = IB_WC_RECV,
+		.src_qp = pkt->deth.src_qpn,
+		.wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE,
+		.network_hdr_type = ipv6 ? RDMA_NETWORK_IPV6 : RDMA_NETWORK_IPV4,
+		.byte_len = sizeof(struct ib_grh) + pkt->payload_len,
+	};
+	u8 grh[sizeof(struct ib_grh)] = {};
+	int err;
+
+	/* Q_Keys with the high bit are controlled; only the GSI QP uses one. */
+	if (pkt->deth.qkey != qp->qkey) {
+		sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
+		return;
+	}
+	if (!resp_take_rwqe(qp)) {
+		sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);	/* no RNR on UD */
+		return;
+	}
+	/* RoCE v2 puts the IP header in the GRH slot: IPv4 in its last 20 bytes. */
+	if (ipv6)
+		memcpy(grh, skb_network_header(skb), sizeof(struct ipv6hdr));
+	else
+		memcpy(grh + 20, skb_network_header(skb), sizeof(struct iphdr));
+	err = sroce_sgl_copy(qp->sdev, qp->ib.pd, qp->rwqe.sge, qp->rwqe.num_sge,
+			     0, grh, sizeof(grh), IB_ACCESS_LOCAL_WRITE,
+			     SROCE_TO_MR);
+	if (!err)
+		err = sroce_sgl_copy(qp->sdev, qp->ib.pd, qp->rwqe.sge,
+				     qp->rwqe.num_sge, sizeof(grh),
+				     skb->data + pkt->payload_off,
+				     pkt->payload_len, IB_ACCESS_LOCAL_WRITE,
+				     SROCE_TO_MR);
+	if (err) {
+		wc.status = err == -EINVAL ? IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
+		wc.wc_flags = 0;
+	}
+	if (pkt->op->flags & ROCE_OPF_IMM) {
+		wc.wc_flags |= IB_WC_WITH_IMM;
+		wc.ex.imm_data = (__force __be32)pkt->imm_be;
+	}
+	resp_complete(qp, &wc, pkt->bth.se);
+}
+
+/* ---- RC and UC requests ------------------------------------------------------ */
+
+/* Checks a remote access; returns a NAK code or 0. */
+static u8 resp_check_remote(struct sroce_qp *qp, u32 rkey, u64 va, u64 len,
+			    int access)
+{
+	struct sroce_mr *mr;
+	u8 nak = 0;
+
+	if (!(qp->access & access))
+		return ROCE_NAK_REM_ACCESS_ERR;
+	if (!len)
+		return 0;
+	rcu_read_lock();
+	mr = sroce_mr_lookup(qp->sdev, rkey);
+	if (!mr || sroce_mr_check(mr, qp->ib.pd, va, len, access))
+		nak = ROCE_NAK_REM_ACCESS_ERR;
+	rcu_read_unlock();
+	return nak;
+}
+
+/* Copies payload into the MR named by @rkey, checked again (it may be gone). */
+static u8 resp_write_data(struct sroce_qp *qp, u32 rkey, u64 va,
+			  const void *data, u32 len)
+{
+	struct sroce_mr *mr;
+	u8 nak = 0;
+
+	if (!len)
+		return 0;
+	rcu_read_lock();
+	mr = sroce_mr_lookup(qp->sdev, rkey);
+	if (!mr || sroce_mr_check(mr, qp->ib.pd, va, len, IB_ACCESS_REMOTE_WRITE))
+		nak = ROCE_NAK_REM_ACCESS_ERR;
+	else
+		sroce_mr_copy(mr, va, (void *)data, len, SROCE_TO_MR);
+	rcu_read_unlock();
+	return nak;
+}
+
+/* Protocol error or access violation: NAK (RC), and the QP fails. */
+static void resp_fatal(struct sroce_qp *qp, u32 psn, u8 nak, bool rc)
+{
+	if (rc)
+		resp_nak(qp, psn, nak);
+	sroce_qp_error(qp);
+}
+
+static u8 resp_send_data(struct sroce_qp *qp, struct sk_buff *skb,
+			 const struct roce_pkt_info *pkt, bool rc)
+{
+	u32 flags = pkt->op->flags;
+	u32 psn = pkt->bth.psn;
+	int err;
+
+	if (flags & ROCE_OPF_FIRST) {
+		if (qp->have_rwqe && rc)
+			return ROCE_NAK_INVALID_REQ;
+		if (!qp->have_rwqe && !resp_take_rwqe(qp)) {
+			if (!rc)
+				return 0xff;	/* UC: drop the message */
+			resp_rnr_nak(qp, psn);
+			return 0xfe;		/* RNR: not consumed */
+		}
+		qp->recv_offset = 0;
+	} else if (!qp->have_rwqe) {
+		return rc ? ROCE_NAK_INVALID_REQ : 0xff;
+	}
+	if (!(flags & ROCE_OPF_LAST) && pkt->payload_len != qp->mtu)
+		return ROCE_NAK_INVALID_REQ;
+
+	err = sroce_sgl_copy(qp->sdev, qp->ib.pd, qp->rwqe.sge, qp->rwqe.num_sge,
+			     qp->recv_offset, skb->data + pkt->payload_off,
+			     pkt->payload_len, IB_ACCESS_LOCAL_WRITE, SROCE_TO_MR);
+	if (err) {
+		resp_recv_error(qp, err, psn, rc);
+		return 0xfd;			/* handled */
+	}
+	qp->recv_offset += pkt->payload_len;
+	if (flags & ROCE_OPF_LAST) {
+		struct ib_wc wc = {
+			.opcode = IB_WC_RECV,
+			.byte_len = qp->recv_offset,
+		};
+
+		if (flags & ROCE_OPF_IMM) {
+			wc.wc_flags |= IB_WC_WITH_IMM;
+			wc.ex.imm_data = (__force __be32)pkt->imm_be;
+		}
+		if (flags & ROCE_OPF_INV) {
+			if (sroce_mr_invalidate(qp->sdev, qp->ib.pd, pkt->ieth_rkey))
+				wc.status = IB_WC_REM_INV_REQ_ERR;
+			wc.wc_flags |= IB_WC_WITH_INVALIDATE;
+			wc.ex.invalidate_rkey = pkt->ieth_rkey;
+		}
+		resp_complete(qp, &wc, pkt->bth.se);
+		qp->msn++;
+	}
+	return 0;
+}
+
+static u8 resp_write(struct sroce_qp *qp, struct sk_buff *skb,
+		     const struct roce_pkt_info *pkt, bool rc)
+{
+	u32 flags = pkt->op->flags;
+	u32 psn = pkt->bth.psn;
+	u8 nak;
+
+	if (flags & ROCE_OPF_FIRST) {
+		nak = resp_check_remote(qp, pkt->reth.rkey, pkt->reth.va,
+					pkt->reth.len, IB_ACCESS_REMOTE_WRITE);
+		if (nak)
+			return nak;
+		qp->write_va = pkt->reth.va;
+		qp->write_rkey = pkt->reth.rkey;
+		qp->write_resid = pkt->reth.len;
+		qp->recv_offset = pkt->reth.len;	/* byte_len if with imm */
+	}
+	if ((!(flags & ROCE_OPF_LAST) && pkt->payload_len != qp->mtu) ||
+	    pkt->payload_len > qp->write_resid ||
+	    ((flags & ROCE_OPF_LAST) && pkt->payload_len != qp->write_resid))
+		return ROCE_NAK_INVALID_REQ;
+	/* WRITE with immediate consumes a receive WQE: make sure of it first. */
+	if ((flags & ROCE_OPF_IMM) && !qp->have_rwqe && !resp_take_rwqe(qp)) {
+		if (!rc)
+			return 0xff;
+		resp_rnr_nak(qp, psn);
+		return 0xfe;
+	}
+	nak = resp_write_data(qp, qp->write_rkey, qp->write_va,
+			      skb->data + pkt->payload_off, pkt->payload_len);
+	if (nak)
+		return nak;
+	qp->write_va += pkt->payload_len;
+	qp->write_resid -= pkt->payload_len;
+	if (flags & ROCE_OPF_LAST) {
+		if (flags & ROCE_OPF_IMM) {
+			struct ib_wc wc = {
+				.opcode = IB_WC_RECV_RDMA_WITH_IMM,
+				.byte_len = qp->recv_offset,
+				.wc_flags = IB_WC_WITH_IMM,
+				.ex.imm_data = (__force __be32)pkt->imm_be,
+			};
+
+			resp_complete(qp, &wc, pkt->bth.se);
+		}
+		qp->msn++;
+	}
+	return 0;
+}
+
+/* Frees the oldest resource if it has finished; false if none could go. */
+static bool rd_res_make_room(struct sroce_qp *qp)
+{
+	struct sroce_rd_res *r;
+	u32 max = max_t(u32, qp->max_dest_rd_atomic, 1);
+
+	if (qp->rd_res_count < max)
+		return true;
+	r = &qp->rd_res[qp->rd_res_tail % max];
+	if (r->kind == SROCE_RES_READ && !r->done)
+		return false;
+	qp->rd_res_tail++;
+	qp->rd_res_count--;
+	return true;
+}
+
+static struct sroce_rd_res *rd_res_add(struct sroce_qp *qp)
+{
+	u32 max = max_t(u32, qp->max_dest_rd_atomic, 1);
+	struct sroce_rd_res *r = &qp->rd_res[qp->rd_res_head % max];
+
+	memset(r, 0, sizeof(*r));
+	qp->rd_res_head++;
+	qp->rd_res_count++;
+	return r;
+}
+
+static u8 resp_read(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
+{
+	struct sroce_rd_res *r;
+	u32 npsn;
+	u8 nak;
+
+	nak = resp_check_remote(qp, pkt->reth.rkey, pkt->reth.va, pkt->reth.len,
+				IB_ACCESS_REMOTE_READ);
+	if (nak)
+		return nak;
+	if (!rd_res_make_room(qp))
+		return ROCE_NAK_INVALID_REQ;	/* peer broke its limit */
+	npsn = max_t(u32, 1, DIV_ROUND_UP(pkt->reth.len, qp->mtu));
+	r = rd_res_add(qp);
+	r->kind = SROCE_RES_READ;
+	r->first_psn = pkt->bth.psn;
+	r->last_psn = psn_add(pkt->bth.psn, npsn - 1);
+	r->next_psn = r->first_psn;
+	r->va = pkt->reth.va;
+	r->rkey = pkt->reth.rkey;
+	r->length = pkt->reth.len;
+	qp->epsn = psn_add(qp->epsn, npsn - 1);	/* +1 by the caller */
+	qp->msn++;
+	sroce_qp_schedule_send(qp);
+	return 0;
+}
+
+static u8 resp_atomic(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
+{
+	const struct roce_atmeth *a = &pkt->atmeth;
+	struct sroce_rd_res *r;
+	struct sroce_mr *mr;
+	struct page *page;
+	u64 *p, orig;
+	u8 nak;
+
+	if (a->va & 7)
+		return ROCE_NAK_INVALID_REQ;
+	nak = resp_check_remote(qp, a->rkey, a->va, 8, IB_ACCESS_REMOTE_ATOMIC);
+	if (nak)
+		return nak;
+	if (!rd_res_make_room(qp))
+		return ROCE_NAK_INVALID_REQ;
+
+	rcu_read_lock();
+	mr = sroce_mr_lookup(qp->sdev, a->rkey);
+	if (!mr || sroce_mr_check(mr, qp->ib.pd, a->va, 8,
+				  IB_ACCESS_REMOTE_ATOMIC)) {
+		rcu_read_unlock();
+		return ROCE_NAK_REM_ACCESS_ERR;
+	}
+	p = sroce_mr_atomic_ptr(mr, a->va, &page);
+	if (!p) {
+		rcu_read_unlock();
+		return ROCE_NAK_REM_ACCESS_ERR;
+	}
+	spin_lock(&sroce_atomic_lock);
+	orig = READ_ONCE(*p);
+	if (pkt->bth.opcode == ROCE_OP_RC_CMP_SWAP) {
+		if (orig == a->compare)
+			WRITE_ONCE(*p, a->swap_add);
+	} else {
+		WRITE_ONCE(*p, orig + a->swap_add);
+	}
+	spin_unlock(&sroce_atomic_lock);
+	if (page)
+		kunmap_local(p);
+	rcu_read_unlock();
+
+	r = rd_res_add(qp);
+	r->kind = SROCE_RES_ATOMIC;
+	r->first_psn = r->last_psn = pkt->bth.psn;
+	r->atomic_orig = orig;
+	qp->msn++;
+	resp_send(qp, ROCE_OP_RC_ATOMIC_ACK, pkt->bth.psn,
+		  roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID), &orig);
+	return 0;
+}
+
+/* A request we have seen before (RC): answer it again without redoing it. */
+static void resp_duplicate(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
+{
+	u32 flags = pkt->op->flags;
+	u32 max = max_t(u32, qp->max_dest_rd_atomic, 1);
+	u32 psn = pkt->bth.psn;
+	u32 i;
+
+	sroce_count(qp->sdev, SROCE_CNT_DUP_REQUESTS, 1);
+	if (!(flags & (ROCE_OPF_READ_REQ | ROCE_OPF_ATOMIC))) {
+		resp_ack(qp, psn_sub(qp->epsn, 1));
+		return;
+	}
+	for (i = qp->rd_res_tail; i != qp->rd_res_head; i++) {
+		struct sroce_rd_res *r = &qp->rd_res[i % max];
+
+		if (!psn_in_range(psn, r->first_psn, psn_add(r->last_psn, 1)))
+			continue;
+		if (r->kind == SROCE_RES_ATOMIC) {
+			resp_send(qp, ROCE_OP_RC_ATOMIC_ACK, psn,
+				  roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID),
+				  &r->atomic_orig);
+		} else {
+			/* Resend from the PSN asked for. */
+			r->next_psn = psn;
+			r->sent = min_t(u32, psn_diff(psn, r->first_psn) * qp->mtu,
+					r->length);
+			if (!r->length)
+				r->sent = 0;
+			r->done = false;
+			sroce_qp_schedule_send(qp);
+		}
+		return;
+	}
+	/* Forgotten: nothing safe to answer; the requester will retry or fail. */
+}
+
+static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
+		       const struct roce_pkt_info *pkt)
+{
+	bool rc = qp->ib.qp_type == IB_QPT_RC;
+	u32 flags = pkt->op->flags;
+	u32 psn = pkt->bth.psn;
+	u8 res = 0;
+
+	if (rc) {
+		switch (roce_psn_classify(psn, qp->epsn, ROCE_PSN_DUP_WINDOW)) {
+		case ROCE_PSN_OUT_OF_ORDER:
+			if (!qp->nak_pending) {
+				qp->nak_pending = true;
+				resp_nak(qp, qp->epsn, ROCE_NAK_PSN_SEQ_ERR);
+			}
+			return;
+		case ROCE_PSN_DUPLICATE:
+			resp_duplicate(qp, pkt);
+			return;
+		default:
+			qp->nak_pending = false;
+		}
+	} else if (psn != qp->epsn || qp->uc_drop) {
+		/* UC: a gap loses the message in progress, silently. */
+		qp->epsn = psn_add(psn, 1);
+		qp->write_resid = 0;
+		qp->recv_offset = 0;
+		qp->uc_drop = !(flags & ROCE_OPF_FIRST);
+		if (qp->uc_drop)
+			return;
+		qp->epsn = psn;
+	}
+
+	if (flags & ROCE_OPF_SEND)
+		res = resp_send_data(qp, skb, pkt, rc);
+	else if (flags & ROCE_OPF_WRITE)
+		res = resp_write(qp, skb, pkt, rc);
+	else if (rc && (flags & ROCE_OPF_READ_REQ))
+		res = resp_read(qp, pkt);
+	else if (rc && (flags & ROCE_OPF_ATOMIC))
+		res = resp_atomic(qp, pkt);
+	else
+		res = ROCE_NAK_INVALID_REQ;
+
+	switch (res) {
+	case 0:
+		break;
+	case 0xfe:		/* RNR NAK sent; the request is not consumed */
+		return;
+	case 0xfd:		/* receive error already handled */
+		return;
+	case 0xff:		/* UC: drop the rest of this message */
+		qp->uc_drop = true;
+		qp->epsn = psn_add(psn, 1);
+		return;
+	default:
+		if (!rc) {
+			qp->uc_drop = true;
+			qp->epsn = psn_add(psn, 1);
+			return;
+		}
+		resp_fatal(qp, psn, res, rc);
+		return;
+	}
+	qp->epsn = psn_add(qp->epsn, 1);
+	if (rc && pkt->bth.ackreq &&
+	    !(flags & (ROCE_OPF_READ_REQ | ROCE_OPF_ATOMIC)))
+		resp_ack(qp, psn);
+}
+
+void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb,
+		     const struct roce_pkt_info *pkt)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+
+	if (state < IB_QPS_RTR || state == IB_QPS_ERR)
+		return;
+	spin_lock_bh(&qp->resp_lock);
+	if (qp->ib.qp_type == IB_QPT_UD || qp->ib.qp_type == IB_QPT_GSI)
+		resp_ud(qp, skb, pkt);
+	else
+		resp_rc_uc(qp, skb, pkt);
+	spin_unlock_bh(&qp->resp_lock);
+}
+
+/* ---- READ responses, from the send work ----------------------------------- */
+
+static struct sroce_rd_res *next_read(struct sroce_qp *qp)
+{
+	u32 max = max_t(u32, qp->max_dest_rd_atomic, 1);
+	u32 i;
+
+	for (i = qp->rd_res_tail; i != qp->rd_res_head; i++) {
+		struct sroce_rd_res *r = &qp->rd_res[i % max];
+
+		if (r->kind == SROCE_RES_READ && !r->done)
+			return r;
+	}
+	return NULL;
+}
+
+/* Sends the next packet of READ @r.  Caller holds resp_lock. */
+static void send_read_packet(struct sroce_qp *qp, struct sroce_rd_res *r)
+{
+	u32 len = min_t(u32, qp->mtu, r->length - r->sent);
+	bool first = r->next_psn == r->first_psn;
+	bool last = r->sent + len >= r->length;
+	struct roce_pkt_info pi = {};
+	struct sroce_mr *mr;
+	struct sk_buff *skb;
+	u32 hdr_len, pad = roce_pad_len(len);
+	u8 op;
+
+	op = first && last ? ROCE_OP_RC_READ_RESP_ONLY :
+	     first	   ? ROCE_OP_RC_READ_RESP_FIRST :
+	     last	   ? ROCE_OP_RC_READ_RESP_LAST :
+			     ROCE_OP_RC_READ_RESP_MIDDLE;
+	hdr_len = roce_opcode_get(op)->hdr_len;
+	pi.bth.opcode = op;
+	pi.bth.pkey = ROCE_DEFAULT_PKEY;
+	pi.bth.dest_qpn = qp->dest_qpn;
+	pi.bth.psn = r->next_psn;
+	pi.bth.padcnt = pad;
+	pi.aeth.syndrome = roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID);
+	pi.aeth.msn = qp->msn & ROCE_QPN_MASK;
+
+	skb = sroce_skb_alloc(qp->sdev, hdr_len + len + pad);
+	if (!skb)
+		return;
+	roce_build_headers(&pi, skb->data, hdr_len);
+	if (len) {
+		rcu_read_lock();
+		mr = sroce_mr_lookup(qp->sdev, r->rkey);
+		if (!mr || sroce_mr_check(mr, qp->ib.pd, r->va + r->sent, len,
+					  IB_ACCESS_REMOTE_READ)) {
+			/* Deregistered under the request: refuse the rest. */
+			rcu_read_unlock();
+			kfree_skb(skb);
+			r->done = true;
+			resp_nak(qp, r->next_psn, ROCE_NAK_REM_ACCESS_ERR);
+			return;
+		}
+		sroce_mr_copy(mr, r->va + r->sent, skb->data + hdr_len, len,
+			      SROCE_FROM_MR);
+		rcu_read_unlock();
+		memset(skb->data + hdr_len + len, 0, pad);
+	}
+	sroce_skb_send(qp->sdev, &qp->av, qp->sport, skb);
+	r->sent += len;
+	r->next_psn = psn_add(r->next_psn, 1);
+	if (last)
+		r->done = true;
+}
+
+bool sroce_resp_send_reads(struct sroce_qp *qp, int *budget)
+{
+	struct sroce_rd_res *r;
+	bool did = false;
+
+	if (qp->ib.qp_type != IB_QPT_RC)
+		return false;
+	spin_lock_bh(&qp->resp_lock);
+	while (*budget > 0 && (r = next_read(qp))) {
+		send_read_packet(qp, r);
+		(*budget)--;
+		did = true;
+	}
+	spin_unlock_bh(&qp->resp_lock);
+	return did;
+}

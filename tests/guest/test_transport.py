@@ -1,0 +1,62 @@
+"""The transport between sroce0 (veth0) and sroce1 (veth1, namespace peer)
+and in loopback on sroce0, with unmodified verbs applications."""
+import pytest
+
+from verbs_apps import CLIENT_IP, SERVER_IP, gid_index, run_pair
+
+
+@pytest.fixture(scope="module")
+def gids(guest):
+    return {"sroce0": gid_index(guest, "sroce0", CLIENT_IP),
+            "sroce1": gid_index(guest, "sroce1", SERVER_IP)}
+
+
+PINGPONGS = [
+    ("ibv_rc_pingpong", "-s 4096 -n 200 -c"),
+    ("ibv_rc_pingpong", "-s 64 -n 200 -c -e"),
+    ("ibv_uc_pingpong", "-s 1024 -n 200 -c"),
+    ("ibv_ud_pingpong", "-s 1024 -n 200 -c"),
+    ("ibv_srq_pingpong", "-s 4096 -n 100 -q 4 -c"),
+]
+
+
+@pytest.mark.parametrize("app,args", PINGPONGS, ids=[a + " " + b for a, b in PINGPONGS])
+def test_pingpong_across_namespaces(guest, gids, app, args):
+    rc, out = run_pair(
+        guest,
+        "%s -d sroce1 -g %d %s" % (app, gids["sroce1"], args),
+        "%s -d sroce0 -g %d %s %s" % (app, gids["sroce0"], args, SERVER_IP))
+    assert rc == 0, out
+    assert "iters in" in out, out
+
+
+@pytest.mark.parametrize("app,args", PINGPONGS, ids=[a + " " + b for a, b in PINGPONGS])
+def test_pingpong_loopback(guest, gids, app, args):
+    g = gids["sroce0"]
+    rc, out = run_pair(guest, "%s -d sroce0 -g %d %s" % (app, g, args),
+                       "%s -d sroce0 -g %d %s localhost" % (app, g, args),
+                       server_ns=None)
+    assert rc == 0, out
+    assert "iters in" in out, out
+
+
+PERFTESTS = [
+    "ib_write_bw -s 65536 -D 2",
+    "ib_read_bw -s 65536 -D 2",
+    "ib_send_bw -s 65536 -D 2",
+    "ib_atomic_bw -D 2",
+    "ib_send_bw -c UD -s 1024 -D 2",
+    "ib_write_lat -s 2 -n 500",
+    "ib_read_lat -s 2 -n 500",
+    "ib_send_lat -s 2 -n 500",
+]
+
+
+@pytest.mark.parametrize("cmd", PERFTESTS)
+def test_perftest_across_namespaces(guest, gids, cmd):
+    rc, out = run_pair(
+        guest,
+        "%s -d sroce1 -x %d -F" % (cmd, gids["sroce1"]),
+        "%s -d sroce0 -x %d -F %s" % (cmd, gids["sroce0"], SERVER_IP),
+        timeout=90)
+    assert rc == 0, out

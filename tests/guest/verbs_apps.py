@@ -1,0 +1,43 @@
+"""Helpers to run unmodified verbs applications between the guest's two
+RDMA devices: server in namespace `peer` on sroce1 (veth1, 198.51.100.2),
+client in the initial namespace on sroce0 or rxe0 (veth0, 198.51.100.1),
+or both ends on one device (loopback)."""
+import ipaddress
+import shlex
+
+SERVER_IP = "198.51.100.2"
+CLIENT_IP = "198.51.100.1"
+
+
+def gid_index(guest, dev, ip):
+    """Index of the RoCE v2 GID that carries IPv4 address `ip` (one grep:
+    every process costs ~0.1 s under TCG)."""
+    want = ipaddress.IPv6Address("::ffff:" + ip).exploded
+    out = guest.run("cd /sys/class/infiniband/%s/ports/1 && grep -l %s gids/* "
+                    "2>/dev/null | sed 's|gids/||' | while read i; do "
+                    "echo $i $(cat gid_attrs/types/$i); done" % (dev, want),
+                    check=True).stdout
+    for line in out.splitlines():
+        idx, _, kind = line.partition(" ")
+        if "v2" in kind:
+            return int(idx)
+    raise AssertionError("no RoCE v2 GID for %s on %s: %r" % (ip, dev, out))
+
+
+def run_pair(guest, server, client, timeout=120, server_ns="peer", delay=1.5):
+    """Starts `server` (in namespace `server_ns`, or here if None), then
+    `client` here; returns (rc, output) with both outputs."""
+    prefix = "ip netns exec %s " % server_ns if server_ns else ""
+    script = (
+        "%s%s >/tmp/server.log 2>&1 & srv=$!; sleep %s; "
+        "timeout %d %s >/tmp/client.log 2>&1; crc=$?; "
+        "timeout 20 tail --pid=$srv -f /dev/null; wait $srv; src=$?; "
+        "echo '--- server'; cat /tmp/server.log; echo '--- client'; cat /tmp/client.log; "
+        "echo \"server=$src client=$crc\"; [ $src = 0 ] && [ $crc = 0 ]"
+        % (prefix, server, delay, timeout, client))
+    r = guest.run(script, timeout=timeout + 60)
+    return r.rc, r.output
+
+
+def q(s):
+    return shlex.quote(s)
