@@ -266,3 +266,9 @@ enum hrtimer_restart sroce_rnr_timer(struct hrtimer *t)
 	sroce_qp_schedule_send(qp);
 	return HRTIMER_NORESTART;
 }
+
+enum hrtimer_restart sroce_kick_timer(struct hrtimer *t)
+{
+	sroce_qp_schedule_send(container_of(t, struct sroce_qp, kick_timer));
+	return HRTIMER_NORESTART;
+}

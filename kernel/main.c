@@ -14,14 +14,14 @@ static struct rdma_link_ops sroce_link_ops = {
 	.newlink = sroce_newlink,
 };
 
-/* Send engines: one work item per QP; unbound so QPs spread over CPUs. */
+/* Send engines: one work item per QP, each QP on a CPU of its own. */
 struct workqueue_struct *sroce_wq;
 
 static int __init sroce_init(void)
 {
 	int err;
 
-	sroce_wq = alloc_workqueue("sroce", WQ_UNBOUND | WQ_HIGHPRI, 0);
+	sroce_wq = alloc_workqueue("sroce", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
 	if (!sroce_wq)
 		return -ENOMEM;
 	err = sroce_net_init();

@@ -31,9 +31,14 @@ void sroce_qp_put(struct sroce_qp *qp)
 		complete(&qp->freed);
 }
 
+/*
+ * A QP's packets always leave from the same CPU, like a NIC's per-queue
+ * ring: software network devices (veth, loopback) hand packets to the
+ * sending CPU's backlog, and two CPUs' backlogs would reorder one flow.
+ */
 void sroce_qp_schedule_send(struct sroce_qp *qp)
 {
-	queue_work(sroce_wq, &qp->send_work);
+	queue_work_on(qp->cpu, sroce_wq, &qp->send_work);
 }
 
 static void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
@@ -194,6 +199,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->retrans_timer.function = sroce_retrans_timer;
 	hrtimer_init(&qp->rnr_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->rnr_timer.function = sroce_rnr_timer;
+	hrtimer_init(&qp->kick_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->kick_timer.function = sroce_kick_timer;
 	qp->state = IB_QPS_RESET;
 	qp->scq = to_scq(init->send_cq);
 	qp->rcq = to_scq(init->recv_cq);
@@ -230,6 +237,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (err)
 			goto err_qpn;
 	}
+	qp->cpu = cpumask_local_spread(ibqp->qp_num, dev_to_node(&sdev->ib.dev));
 	/* Visible to the receive path only now that it is whole. */
 	xa_store_bh(&sdev->qps, ibqp->qp_num, qp, GFP_KERNEL);
 	return 0;
@@ -255,6 +263,7 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 {
 	hrtimer_cancel(&qp->retrans_timer);
 	hrtimer_cancel(&qp->rnr_timer);
+	hrtimer_cancel(&qp->kick_timer);
 	cancel_work_sync(&qp->send_work);
 
 	spin_lock_bh(&qp->sq_lock);
@@ -499,6 +508,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	hrtimer_cancel(&qp->retrans_timer);
 	hrtimer_cancel(&qp->rnr_timer);
+	hrtimer_cancel(&qp->kick_timer);
 	cancel_work_sync(&qp->send_work);
 	sroce_mcast_detach_all(qp);
 

@@ -18,7 +18,9 @@
 /* RC: request an ACK at least this often within a long message. */
 #define SROCE_ACKREQ_EVERY	32
 /* RC: PSNs in flight before the requester waits for ACKs. */
-#define SROCE_MAX_UNACKED_PSN	1024
+#define SROCE_MAX_UNACKED_PSN	128
+/* After the local stack refused a packet, try again this much later. */
+#define SROCE_TX_BACKOFF_NS	(50 * NSEC_PER_USEC)
 
 static bool qp_is_rc(const struct sroce_qp *qp)
 {
@@ -185,23 +187,24 @@ static void sq_post_cqe(struct sroce_qp *qp, struct sroce_swqe *s)
  */
 void sroce_sq_retire(struct sroce_qp *qp)
 {
-	bool moved = false;
-
 	while (qp->retire != qp->fetch) {
 		struct sroce_swqe *s = sroce_swqe(qp, qp->retire);
 
 		if (s->state != SROCE_SWQE_DONE)
 			break;
+		if (is_rd_atomic(s) && qp->rd_atomic_outstanding)
+			qp->rd_atomic_outstanding--;
+		/* The slot is free before its completion is visible, as on
+		 * hardware: a process that polls a completion may post again
+		 * at once.  The shadow copy stays ours under sq_lock.
+		 */
+		qp->retire++;
+		if (qp->user)
+			smp_store_release(&qp->sq.ctrl->consumer, qp->retire);
 		if (s->status != IB_WC_SUCCESS || qp->sig_all ||
 		    (s->wqe.send_flags & IB_SEND_SIGNALED))
 			sq_post_cqe(qp, s);
-		if (is_rd_atomic(s) && qp->rd_atomic_outstanding)
-			qp->rd_atomic_outstanding--;
-		qp->retire++;
-		moved = true;
 	}
-	if (moved && qp->user)
-		smp_store_release(&qp->sq.ctrl->consumer, qp->retire);
 }
 
 /* A WQE failed locally: complete it with @status and fail the QP. */
@@ -346,12 +349,17 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 		memset(dst + payload, 0, pad);
 	}
 
-	sroce_skb_send(qp->sdev, qp_is_ud(qp) ? &s->av : &qp->av, qp->sport,
-		       skb);
+	if (sroce_skb_send(qp->sdev, qp_is_ud(qp) ? &s->av : &qp->av,
+			   qp->sport, skb)) {
+		/* Refused locally (queue full, neighbour unresolved): not
+		 * sent, so not lost.  Send it again shortly, unchanged.
+		 */
+		qp->tx_backoff = true;
+		hrtimer_start(&qp->kick_timer, ns_to_ktime(SROCE_TX_BACKOFF_NS),
+			      HRTIMER_MODE_REL_SOFT);
+		return -EAGAIN;
+	}
 
-	/* Advance even if the packet was dropped: loss is recovered by
-	 * retransmission (RC) or is allowed (UC/UD).
-	 */
 	if (is_read) {
 		qp->req_psn = psn_add(s->last_psn, 1);
 		qp->req_offset = s->length;
@@ -449,7 +457,7 @@ static bool req_step(struct sroce_qp *qp)
 {
 	struct sroce_swqe *s;
 
-	if (qp->rnr_wait)
+	if (qp->rnr_wait || qp->tx_backoff)
 		return false;
 	if (test_bit(0, &qp->need_retransmit))
 		req_rewind(qp);
@@ -472,12 +480,9 @@ static bool req_step(struct sroce_qp *qp)
 			if ((s->wqe.send_flags & IB_SEND_FENCE) &&
 			    qp->rd_atomic_outstanding)
 				return false;
-			if (is_rd_atomic(s)) {
-				if (qp->rd_atomic_outstanding >=
-				    max_t(u8, qp->max_rd_atomic, 1))
-					return false;
-				qp->rd_atomic_outstanding++;
-			}
+			if (is_rd_atomic(s) && qp->rd_atomic_outstanding >=
+						  max_t(u8, qp->max_rd_atomic, 1))
+				return false;
 		}
 	}
 	if (!s->npsn) {
@@ -486,7 +491,8 @@ static bool req_step(struct sroce_qp *qp)
 		s->npsn = msg_npsn(qp, s);
 		s->last_psn = psn_add(s->first_psn, s->npsn - 1);
 	}
-	req_send_packet(qp, s);
+	if (req_send_packet(qp, s) == 0 && qp_is_rc(qp) && is_rd_atomic(s))
+		qp->rd_atomic_outstanding++;	/* one request packet each */
 	arm_retrans_timer(qp);
 	return true;
 }
@@ -507,14 +513,14 @@ void sroce_flush_queues(struct sroce_qp *qp)
 		if (s->state != SROCE_SWQE_DONE)
 			s->status = IB_WC_WR_FLUSH_ERR;
 		s->state = SROCE_SWQE_DONE;
-		sq_post_cqe(qp, s);
 		qp->retire++;
+		if (qp->user)
+			smp_store_release(&qp->sq.ctrl->consumer, qp->retire);
+		sq_post_cqe(qp, s);
 	}
 	qp->req_cur = qp->retire;
 	qp->req_offset = 0;
 	qp->rd_atomic_outstanding = 0;
-	if (qp->user)
-		smp_store_release(&qp->sq.ctrl->consumer, qp->retire);
 	spin_unlock_bh(&qp->sq_lock);
 
 	while (rq && sroce_rq_pop(rq, &rwqe) == 0) {
@@ -539,7 +545,8 @@ void sroce_flush_queues(struct sroce_qp *qp)
  */
 static bool sq_may_sleep(struct sroce_qp *qp)
 {
-	if (!qp->user || qp->req_cur != qp->fetch || qp->rnr_wait)
+	if (!qp->user || qp->req_cur != qp->fetch || qp->rnr_wait ||
+	    qp->tx_backoff)
 		return true;
 	WRITE_ONCE(qp->sq.ctrl->notify, SROCE_SQ_NEED_DOORBELL);
 	smp_mb();	/* pairs with the provider's fence after its producer store */
@@ -572,6 +579,7 @@ void sroce_send_work(struct work_struct *work)
 		return;
 	if (qp->user)
 		WRITE_ONCE(qp->sq.ctrl->notify, 0);
+	qp->tx_backoff = false;
 
 	for (;;) {
 		bool did, sleep;

@@ -476,11 +476,13 @@ struct sroce_qp {
 	u8 retry_left;
 	u8 rnr_retry_left;
 	bool rnr_wait;			/* paused by an RNR NAK */
+	bool tx_backoff;		/* the stack refused a packet: wait */
 	struct hrtimer retrans_timer;
 	struct hrtimer rnr_timer;
+	struct hrtimer kick_timer;	/* retry after local backpressure */
 
 	struct work_struct send_work;
-	atomic_t send_scheduled;
+	int cpu;			/* where send_work runs: keeps packet order */
 
 	/* --- receive side ------------------------------------------------ */
 	struct sroce_cq *rcq;
@@ -553,6 +555,7 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		     const struct roce_pkt_info *pkt);
 enum hrtimer_restart sroce_retrans_timer(struct hrtimer *t);
 enum hrtimer_restart sroce_rnr_timer(struct hrtimer *t);
+enum hrtimer_restart sroce_kick_timer(struct hrtimer *t);
 /* Completes the SQ and RQ with flush errors after the QP failed. */
 void sroce_flush_queues(struct sroce_qp *qp);
 
