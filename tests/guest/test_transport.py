@@ -60,3 +60,18 @@ def test_perftest_across_namespaces(guest, gids, cmd):
         "%s -d sroce0 -x %d -F %s" % (cmd, gids["sroce0"], SERVER_IP),
         timeout=90)
     assert rc == 0, out
+
+
+RDMACM = [
+    ("rping -s -a %(srv)s -V -C 100 -S 4096", "rping -c -a %(srv)s -V -C 100 -S 4096"),
+    ("ucmatose", "ucmatose -s %(srv)s -c 4 -C 20"),
+    ("udaddy", "udaddy -s %(srv)s -c 2 -C 10"),
+    ("rdma_server", "rdma_client -s %(srv)s"),
+]
+
+
+@pytest.mark.parametrize("server,client", RDMACM, ids=[c[0].split()[0] for c in RDMACM])
+def test_rdmacm_across_namespaces(guest, server, client):
+    rc, out = run_pair(guest, server % {"srv": SERVER_IP},
+                       client % {"srv": SERVER_IP}, timeout=90, port=None)
+    assert rc == 0, out

@@ -24,17 +24,23 @@ def gid_index(guest, dev, ip):
     raise AssertionError("no RoCE v2 GID for %s on %s: %r" % (ip, dev, out))
 
 
-def run_pair(guest, server, client, timeout=120, server_ns="peer", delay=1.5):
-    """Starts `server` (in namespace `server_ns`, or here if None), then
-    `client` here; returns (rc, output) with both outputs."""
+def run_pair(guest, server, client, timeout=120, server_ns="peer", port=18515):
+    """Starts `server` (in namespace `server_ns`, or here if None), waits
+    until it listens on TCP `port`, runs `client` here; returns (rc,
+    output) with both outputs."""
     prefix = "ip netns exec %s " % server_ns if server_ns else ""
+    if port:
+        wait = ("for i in $(seq 100); do %sss -Hltn 'sport = :%d' | grep -q . "
+                "&& break; sleep 0.2; done; " % (prefix, port))
+    else:   # rdma_cm listens without a TCP socket
+        wait = "sleep 3; "
     script = (
-        "%s%s >/tmp/server.log 2>&1 & srv=$!; sleep %s; "
-        "timeout %d %s >/tmp/client.log 2>&1; crc=$?; "
+        "%(p)s%(server)s >/tmp/server.log 2>&1 & srv=$!; %(wait)s"
+        "timeout %(t)d %(client)s >/tmp/client.log 2>&1; crc=$?; "
         "timeout 20 tail --pid=$srv -f /dev/null; wait $srv; src=$?; "
         "echo '--- server'; cat /tmp/server.log; echo '--- client'; cat /tmp/client.log; "
         "echo \"server=$src client=$crc\"; [ $src = 0 ] && [ $crc = 0 ]"
-        % (prefix, server, delay, timeout, client))
+        % dict(p=prefix, server=server, wait=wait, t=timeout, client=client))
     r = guest.run(script, timeout=timeout + 60)
     return r.rc, r.output
 
