@@ -64,8 +64,8 @@ def test_perftest_across_namespaces(guest, gids, cmd):
 
 RDMACM = [
     ("rping -s -a %(srv)s -V -C 100 -S 4096", "rping -c -a %(srv)s -V -C 100 -S 4096"),
-    ("ucmatose", "ucmatose -s %(srv)s -c 4 -C 20"),
-    ("udaddy", "udaddy -s %(srv)s -c 2 -C 10"),
+    ("ucmatose -c 4 -C 20", "ucmatose -s %(srv)s -c 4 -C 20"),
+    ("udaddy -c 2 -C 10", "udaddy -s %(srv)s -c 2 -C 10"),
     ("rdma_server", "rdma_client -s %(srv)s"),
 ]
 

@@ -37,7 +37,7 @@ def run_pair(guest, server, client, timeout=120, server_ns="peer", port=18515):
     script = (
         "%(p)s%(server)s >/tmp/server.log 2>&1 & srv=$!; %(wait)s"
         "timeout %(t)d %(client)s >/tmp/client.log 2>&1; crc=$?; "
-        "timeout 20 tail --pid=$srv -f /dev/null; wait $srv; src=$?; "
+        "timeout 20 tail --pid=$srv -f /dev/null || kill -9 $srv; wait $srv; src=$?; "
         "echo '--- server'; cat /tmp/server.log; echo '--- client'; cat /tmp/client.log; "
         "echo \"server=$src client=$crc\"; [ $src = 0 ] && [ $crc = 0 ]"
         % dict(p=prefix, server=server, wait=wait, t=timeout, client=client))
