@@ -124,6 +124,18 @@ static void sroce_dealloc_ucontext(struct ib_ucontext *uctx)
 {
 }
 
+/*
+ * `rdma link delete` and netdev removal must not wait for every process to
+ * close its verbs file.  With this op ib_core destroys the process's
+ * objects itself and lets it go on with a dead context.  Nothing else is
+ * needed: its mappings are vmalloc pages that hold their own references,
+ * so a process still touching its rings only touches memory nobody else
+ * reads, and its doorbells fail with EIO.
+ */
+static void sroce_disassociate_ucontext(struct ib_ucontext *uctx)
+{
+}
+
 static int sroce_alloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 {
 	return 0;
@@ -158,6 +170,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.destroy_cq = sroce_destroy_cq,
 	.destroy_qp = sroce_destroy_qp,
 	.destroy_srq = sroce_destroy_srq,
+	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.detach_mcast = sroce_detach_mcast,
 	.get_dma_mr = sroce_get_dma_mr,
 	.get_hw_stats = sroce_get_hw_stats,

@@ -2,7 +2,8 @@
 and in loopback on sroce0, with unmodified verbs applications."""
 import pytest
 
-from verbs_apps import CLIENT_IP, SERVER_IP, gid_index, run_pair
+from verbs_apps import (CLIENT_IP, CLIENT_IP6, SERVER_IP, SERVER_IP6,
+                        gid_index, run_pair)
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +53,26 @@ PERFTESTS = [
 ]
 
 
+@pytest.mark.parametrize("app", ["ibv_rc_pingpong", "ibv_ud_pingpong"])
+def test_ipv6(guest, app):
+    g0 = gid_index(guest, "sroce0", CLIENT_IP6)
+    g1 = gid_index(guest, "sroce1", SERVER_IP6)
+    args = "-s 1024 -n 100 -c"
+    rc, out = run_pair(guest, "%s -d sroce1 -g %d %s" % (app, g1, args),
+                       "%s -d sroce0 -g %d %s %s" % (app, g0, args, SERVER_IP))
+    assert rc == 0, out
+    assert "iters in" in out, out
+
+
+@pytest.mark.parametrize("cmd", PERFTESTS)
+def test_perftest_loopback(guest, gids, cmd):
+    g = gids["sroce0"]
+    rc, out = run_pair(guest, "%s -d sroce0 -x %d -F" % (cmd, g),
+                       "%s -d sroce0 -x %d -F localhost" % (cmd, g),
+                       server_ns=None, timeout=90)
+    assert rc == 0, out
+
+
 @pytest.mark.parametrize("cmd", PERFTESTS)
 def test_perftest_across_namespaces(guest, gids, cmd):
     rc, out = run_pair(
@@ -75,3 +96,29 @@ def test_rdmacm_across_namespaces(guest, server, client):
     rc, out = run_pair(guest, server % {"srv": SERVER_IP},
                        client % {"srv": SERVER_IP}, timeout=90, port=None)
     assert rc == 0, out
+
+
+def test_link_delete_while_in_use(guest, gids):
+    """rdma link delete returns promptly while an application is running
+    on the device; the application then fails cleanly."""
+    r = guest.run(
+        "ip netns exec peer ib_write_bw -d sroce1 -x %d -F -D 20 "
+        ">/tmp/srv.log 2>&1 & "
+        "for i in $(seq 100); do ip netns exec peer ss -Hltn 'sport = :18515' "
+        "| grep -q . && break; sleep 0.2; done; "
+        "ib_write_bw -d sroce0 -x %d -F -D 20 %s >/tmp/cli.log 2>&1 & "
+        "sleep 4; start=$(date +%%s); ip netns exec peer rdma link delete sroce1; "
+        "rc=$?; echo \"delete rc=$rc seconds=$(( $(date +%%s) - start ))\"; "
+        "wait; ip netns exec peer rdma link add sroce1 type sroce netdev veth1"
+        % (gids["sroce1"], gids["sroce0"], SERVER_IP), timeout=120)
+    assert "delete rc=0" in r.stdout, r
+    seconds = int(r.stdout.split("seconds=")[1].split()[0])
+    assert seconds <= 5, r
+
+
+def test_zz_module_unloads_after_suite(guest):
+    guest.run("rdma link delete sroce0; ip netns exec peer rdma link delete sroce1; "
+              "rmmod sroce", check=True)
+    guest.run("modprobe sroce && rdma link add sroce0 type sroce netdev veth0 && "
+              "ip netns exec peer rdma link add sroce1 type sroce netdev veth1",
+              check=True)

@@ -9,10 +9,17 @@ SERVER_IP = "198.51.100.2"
 CLIENT_IP = "198.51.100.1"
 
 
+SERVER_IP6 = "2001:db8:5100::2"
+CLIENT_IP6 = "2001:db8:5100::1"
+
+
 def gid_index(guest, dev, ip):
-    """Index of the RoCE v2 GID that carries IPv4 address `ip` (one grep:
-    every process costs ~0.1 s under TCG)."""
-    want = ipaddress.IPv6Address("::ffff:" + ip).exploded
+    """Index of the RoCE v2 GID that carries address `ip`, IPv4 or IPv6
+    (one grep: every process costs ~0.1 s under TCG)."""
+    addr = ipaddress.ip_address(ip)
+    if addr.version == 4:
+        addr = ipaddress.IPv6Address("::ffff:" + ip)
+    want = addr.exploded
     out = guest.run("cd /sys/class/infiniband/%s/ports/1 && grep -l %s gids/* "
                     "2>/dev/null | sed 's|gids/||' | while read i; do "
                     "echo $i $(cat gid_attrs/types/$i); done" % (dev, want),
