@@ -264,6 +264,12 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	if (cq->user && (!udata || udata->outlen < sizeof(resp)))
 		return -EINVAL;
 
+	/* Work requests already posted complete here soon: let the send
+	 * engines produce those completions first, so the pending count is
+	 * what the process has posted, as on a device that completes inline.
+	 */
+	flush_workqueue(sroce_wq);
+
 	err = sroce_cq_ring_new(&ring, cqe, cq->user, udata, &resp.cq);
 	if (err)
 		return err;
