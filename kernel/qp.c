@@ -184,6 +184,10 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_check_caps(qp, init);
 	if (err)
 		return err;
+	if (atomic_inc_return(&sdev->num_qp) > SROCE_MAX_QP) {
+		atomic_dec(&sdev->num_qp);
+		return -ENOMEM;
+	}
 
 	qp->sdev = sdev;
 	qp->user = !!udata;
@@ -209,8 +213,10 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->mtu = 1024;
 
 	err = sroce_sq_init(qp, init, udata, &resp);
-	if (err)
+	if (err) {
+		atomic_dec(&sdev->num_qp);
 		return err;
+	}
 	if (init->srq) {
 		qp->srq = to_ssrq(init->srq);
 	} else {
@@ -253,6 +259,7 @@ err_sq:
 	if (qp->user)
 		sroce_ring_free(&qp->sq);
 	kvfree(qp->shadow);
+	atomic_dec(&sdev->num_qp);
 	return err;
 }
 
@@ -518,5 +525,6 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	if (qp->user)
 		sroce_ring_free(&qp->sq);
 	kvfree(qp->shadow);
+	atomic_dec(&sdev->num_qp);
 	return 0;
 }

@@ -93,7 +93,7 @@ struct sroce_dev {
 	u32 next_ah;
 	struct xarray srqs;		/* srq_num -> sroce_srq */
 	u32 next_srq;
-	atomic_t num_cq, num_pd;
+	atomic_t num_cq, num_pd, num_qp;	/* against the advertised limits */
 
 	atomic64_t counters[SROCE_CNT_NUM];
 };

@@ -138,11 +138,18 @@ static void sroce_disassociate_ucontext(struct ib_ucontext *uctx)
 
 static int sroce_alloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 {
+	struct sroce_dev *sdev = to_sdev(pd->device);
+
+	if (atomic_inc_return(&sdev->num_pd) > SROCE_MAX_PD) {
+		atomic_dec(&sdev->num_pd);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
 static int sroce_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 {
+	atomic_dec(&to_sdev(pd->device)->num_pd);
 	return 0;
 }
 
