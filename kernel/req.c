@@ -523,6 +523,14 @@ void sroce_flush_queues(struct sroce_qp *qp)
 	qp->rd_atomic_outstanding = 0;
 	spin_unlock_bh(&qp->sq_lock);
 
+	if (rq && rq->user) {
+		/* Receives posted from now on must reach us too; set before
+		 * draining so one posted meanwhile is either drained here or
+		 * rings the doorbell.
+		 */
+		WRITE_ONCE(rq->ring.ctrl->notify, SROCE_RQ_NEED_DOORBELL);
+		smp_mb();
+	}
 	while (rq && sroce_rq_pop(rq, &rwqe) == 0) {
 		struct ib_wc wc = {
 			.wr_id = rwqe.wr_id,
@@ -533,8 +541,6 @@ void sroce_flush_queues(struct sroce_qp *qp)
 
 		sroce_cq_post(qp->rcq, &wc, false);
 	}
-	if (rq && rq->user)	/* later posts must reach us too */
-		WRITE_ONCE(rq->ring.ctrl->notify, SROCE_SQ_NEED_DOORBELL);
 }
 
 /*

@@ -73,6 +73,14 @@ SROCE_STATIC_ASSERT(sizeof(struct sroce_ring_ctrl) == 192, "sroce_ring_ctrl layo
 #define SROCE_SQ_NEED_DOORBELL	(1u << 0)
 
 /*
+ * RQ notify: set by the kernel once the QP is in the error state.  Receives
+ * posted after that must be completed with flush errors, which only the
+ * kernel can do, so the process then rings the QP's doorbell after a
+ * post_recv (the same POST_SEND write).  Never set on a healthy QP.
+ */
+#define SROCE_RQ_NEED_DOORBELL	(1u << 0)
+
+/*
  * CQ notify: ibv_req_notify_cq without a system call.  The process ORs in
  * an arm flag (atomically); the kernel clears the word when it raises the
  * completion event.
