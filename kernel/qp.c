@@ -289,6 +289,19 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	qp->rnr_wait = false;
 	spin_unlock_bh(&qp->sq_lock);
 
+	if (!qp->srq) {
+		/* RESET empties the receive queue without completions. */
+		spin_lock_irq(&qp->rq.lock);
+		if (qp->rq.user) {
+			qp->rq.cons = READ_ONCE(qp->rq.ring.ctrl->producer);
+			smp_store_release(&qp->rq.ring.ctrl->consumer, qp->rq.cons);
+			WRITE_ONCE(qp->rq.ring.ctrl->notify, 0);
+		} else {
+			qp->rq.cons = qp->rq.prod;
+		}
+		spin_unlock_irq(&qp->rq.lock);
+	}
+
 	spin_lock_bh(&qp->resp_lock);
 	qp->have_rwqe = false;
 	qp->nak_pending = false;
