@@ -5,10 +5,12 @@
  * The kernel creates the AH (create_user_ah): it validates the attributes
  * (RoCE requires a GRH) and resolves the destination MAC from the GID,
  * which may sleep on neighbour resolution, so there is no point duplicating
- * either check here.  For now the kernel returns no driver payload; once UD
- * sends are posted from user space, the response will carry what a WQE
- * needs to reference the AH and this object will grow to hold it.
+ * either check here.  Its driver response, sroce_create_ah_resp, names the
+ * AH with a small number that UD send WQEs carry instead of the address
+ * (wq.cpp, qp_ex.cpp): the kernel resolves it against this process's AHs
+ * when it processes the WQE.
  */
+#include "ah.hpp"
 #include "provider.hpp"
 
 #include <new>
@@ -16,15 +18,7 @@
 namespace sroce {
 namespace {
 
-struct Ah {
-	ibv_ah ibv;
-};
-
-Ah *to_ah(ibv_ah *ibah)
-{
-	static_assert(std::is_standard_layout_v<Ah> && offsetof(Ah, ibv) == 0);
-	return reinterpret_cast<Ah *>(ibah);
-}
+using CreateAhResp = abi::DrvResp<ib_uverbs_create_ah_resp, sroce_create_ah_resp>;
 
 } /* namespace */
 
@@ -36,13 +30,14 @@ ibv_ah *create_ah(ibv_pd *ibpd, ibv_ah_attr *attr) noexcept
 		return nullptr;
 	}
 
-	ib_uverbs_create_ah_resp resp{};
-	const int ret = ibv_cmd_create_ah(ibpd, &ah->ibv, attr, &resp,
+	CreateAhResp resp{};
+	const int ret = ibv_cmd_create_ah(ibpd, &ah->ibv, attr, resp.core(),
 					  sizeof(resp));
 	if (ret) {
 		errno = ret;
 		return nullptr;
 	}
+	ah->ah_num = resp.drv.ah_num;
 	return &ah.release()->ibv;
 }
 

@@ -7,11 +7,14 @@
  * and initialise the context, then GET_CONTEXT creates the kernel ucontext,
  * whose driver payload tells us which sroce ABI the kernel speaks.
  *
- * Ops left NULL in kContextOps keep libibverbs' dummies (EOPNOTSUPP).  QPs,
- * CQs and SRQs are deliberately absent until their mmap()ed rings exist in
- * the shared ABI header.
+ * Ops left NULL in kContextOps keep libibverbs' dummies (EOPNOTSUPP): memory
+ * windows, XRC, flows, counters, device memory, parent/thread domains,
+ * work queues and RSS, none of which sroce offers.
  */
+#include "cq.hpp"
 #include "provider.hpp"
+#include "qp.hpp"
+#include "srq.hpp"
 
 #include <cstdio>
 
@@ -77,14 +80,35 @@ constexpr verbs_context_ops make_context_ops()
 	verbs_context_ops ops{};
 	ops.alloc_pd = alloc_pd;
 	ops.create_ah = create_ah;
+	ops.create_cq = create_cq;
+	ops.create_cq_ex = create_cq_ex;
+	ops.create_qp = create_qp;
+	ops.create_qp_ex = create_qp_ex;
+	ops.create_srq = create_srq;
+	ops.create_srq_ex = create_srq_ex;
 	ops.dealloc_pd = dealloc_pd;
 	ops.dereg_mr = dereg_mr;
 	ops.destroy_ah = destroy_ah;
+	ops.destroy_cq = destroy_cq;
+	ops.destroy_qp = destroy_qp;
+	ops.destroy_srq = destroy_srq;
 	ops.free_context = free_context;
+	ops.get_srq_num = get_srq_num;
+	ops.modify_qp = modify_qp;
+	ops.modify_srq = modify_srq;
+	/* The data path: ring accesses only, apart from a requested doorbell. */
+	ops.poll_cq = poll_cq;
+	ops.post_recv = post_recv;
+	ops.post_send = post_send;
+	ops.post_srq_recv = post_srq_recv;
 	ops.query_device_ex = query_device_ex;
 	ops.query_port = query_port;
+	ops.query_qp = query_qp;
+	ops.query_srq = query_srq;
 	ops.reg_mr = reg_mr;
+	ops.req_notify_cq = req_notify_cq;
 	ops.rereg_mr = rereg_mr;
+	ops.resize_cq = resize_cq;
 	return ops;
 }
 constinit const verbs_context_ops kContextOps = make_context_ops();

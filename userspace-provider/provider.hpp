@@ -77,6 +77,12 @@ inline Context *to_context(ibv_context *ibctx)
 	return reinterpret_cast<Context *>(raw);
 }
 
+/* For logging from objects: every context we hand out is a Context. */
+inline verbs_context *vctx_of(ibv_context *ibctx)
+{
+	return &to_context(ibctx)->vctx;
+}
+
 verbs_context *alloc_context(ibv_device *ibdev, int cmd_fd,
 			     void *private_data) noexcept;
 

@@ -77,6 +77,10 @@ SROCE_STATIC_ASSERT(sizeof(struct sroce_ring_ctrl) == 192, "sroce_ring_ctrl layo
  * posted after that must be completed with flush errors, which only the
  * kernel can do, so the process then rings the QP's doorbell after a
  * post_recv (the same POST_SEND write).  Never set on a healthy QP.
+ * Ordering as for the SQ: the process issues a full fence between its
+ * producer store and reading the flag; the kernel sets the flag and
+ * issues smp_mb() before it drains, so a receive posted meanwhile is
+ * either drained or rings.
  */
 #define SROCE_RQ_NEED_DOORBELL	(1u << 0)
 
@@ -173,11 +177,24 @@ SROCE_STATIC_ASSERT(sizeof(struct sroce_ring_info) == 24, "sroce_ring_info layou
 struct sroce_create_cq_resp {
 	struct sroce_ring_info cq;
 };
+SROCE_STATIC_ASSERT(sizeof(struct sroce_create_cq_resp) == 24, "sroce_create_cq_resp layout");
 
+/*
+ * The new ring holds the CQEs that were unread, in order, from its
+ * consumer index (the kernel initialises both indices) and the armed state
+ * of the old notify word.
+ */
 struct sroce_resize_cq_resp {
 	struct sroce_ring_info cq;
 };
+SROCE_STATIC_ASSERT(sizeof(struct sroce_resize_cq_resp) == 24, "sroce_resize_cq_resp layout");
 
+/*
+ * A ring with mmap_length 0 does not exist: the RQ of a QP that uses an
+ * SRQ (or a queue of depth 0).  num_slots >= the granted max_*_wr, which
+ * the provider enforces as the queue depth.  max_inline_data equals
+ * cap.max_inline_data.  Inline WQEs carry num_sge 0.
+ */
 struct sroce_create_qp_resp {
 	struct sroce_ring_info sq;
 	struct sroce_ring_info rq;	/* mmap_length 0 when the QP uses an SRQ */
@@ -191,14 +208,22 @@ struct sroce_create_srq_resp {
 	__u32 srq_num;
 	__u32 reserved;
 };
+SROCE_STATIC_ASSERT(sizeof(struct sroce_create_srq_resp) == 32, "sroce_create_srq_resp layout");
 
+/*
+ * Written by the kernel only for IBV_SRQ_MAX_WR (a resize), which moves
+ * the unconsumed WQEs in order into a new ring whose producer and
+ * consumer indices the kernel initialises.
+ */
 struct sroce_modify_srq_cmd {
 	__aligned_u64 resp_addr;	/* user pointer to a sroce_ring_info after a resize */
 };
+SROCE_STATIC_ASSERT(sizeof(struct sroce_modify_srq_cmd) == 8, "sroce_modify_srq_cmd layout");
 
 struct sroce_create_ah_resp {
 	__u32 ah_num;			/* names the AH in UD send WQEs */
 	__u32 reserved;
 };
+SROCE_STATIC_ASSERT(sizeof(struct sroce_create_ah_resp) == 8, "sroce_create_ah_resp layout");
 
 #endif /* SROCE_ABI_H */

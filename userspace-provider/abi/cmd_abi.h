@@ -160,6 +160,8 @@ SROCE_LEGACY_CMD(ibv_create_srq, ib_uverbs_create_srq);
 SROCE_LEGACY_CMD(ibv_create_xsrq, ib_uverbs_create_xsrq);
 SROCE_LEGACY_CMD(ibv_modify_srq, ib_uverbs_modify_srq);
 SROCE_LEGACY_CMD(ibv_query_srq, ib_uverbs_query_srq);
+/* Sent by the provider itself (no helper): the zero-WR send doorbell. */
+SROCE_LEGACY_CMD(ibv_post_send, ib_uverbs_post_send);
 SROCE_EX_CMD(ibv_create_cq_ex, ib_uverbs_ex_create_cq);
 SROCE_EX_CMD(ibv_modify_cq, ib_uverbs_ex_modify_cq);
 SROCE_EX_CMD(ibv_create_qp_ex, ib_uverbs_ex_create_qp);
@@ -328,6 +330,7 @@ static_assert(legacy_cmd_ok<struct ibv_create_srq, ib_uverbs_create_srq>);
 static_assert(legacy_cmd_ok<struct ibv_create_xsrq, ib_uverbs_create_xsrq>);
 static_assert(legacy_cmd_ok<struct ibv_modify_srq, ib_uverbs_modify_srq>);
 static_assert(legacy_cmd_ok<struct ibv_query_srq, ib_uverbs_query_srq>);
+static_assert(legacy_cmd_ok<struct ibv_post_send, ib_uverbs_post_send>);
 static_assert(ex_cmd_ok<struct ibv_create_cq_ex, ib_uverbs_ex_create_cq>);
 static_assert(ex_cmd_ok<struct ibv_modify_cq, ib_uverbs_ex_modify_cq>);
 static_assert(ex_cmd_ok<struct ibv_create_qp_ex, ib_uverbs_ex_create_qp>);
@@ -342,6 +345,9 @@ static_assert(sizeof(struct ibv_resize_cq) == 24);
 static_assert(sizeof(struct ibv_modify_srq) == 24);
 static_assert(sizeof(struct ibv_query_srq) == 24);
 static_assert(sizeof(struct ibv_alloc_mw) == 24);
+static_assert(sizeof(struct ibv_post_send) == 32); /* in_words = 8 */
+static_assert(sizeof(ib_uverbs_post_send_resp) == 4); /* out_words = 1 */
+static_assert(sizeof(ib_uverbs_send_wr) == 56);   /* minimum wqe_size */
 static_assert(sizeof(struct ibv_create_cq) == 40);
 static_assert(sizeof(struct ibv_create_srq) == 40);
 static_assert(sizeof(struct ibv_reg_mr) == 48);

@@ -32,6 +32,37 @@ using ExampleCreateCq =
 static_assert(offsetof(ExampleCreateCq, drv) == 40);
 static_assert(sizeof(ExampleCreateCq) == 56);
 
+/*
+ * Every driver payload the data path exchanges starts exactly where the
+ * kernel looks for it: right after libibverbs' core struct.
+ */
+template <typename KResp, typename Drv, std::size_t Align = 4>
+consteval std::size_t payload_offset()
+{
+	using R = sroce::abi::DrvResp<KResp, Drv, Align>;
+	return offsetof(R, drv);
+}
+template <typename KResp, typename Drv, std::size_t Align = 4>
+constexpr std::size_t payload_at = payload_offset<KResp, Drv, Align>();
+static_assert(payload_at<ib_uverbs_create_cq_resp, sroce_create_cq_resp> == 8);
+static_assert(payload_at<ib_uverbs_ex_create_cq_resp, sroce_create_cq_resp, 8> == 16);
+static_assert(payload_at<ib_uverbs_resize_cq_resp, sroce_resize_cq_resp> == 8);
+static_assert(payload_at<ib_uverbs_create_qp_resp, sroce_create_qp_resp> == 32);
+static_assert(payload_at<ib_uverbs_ex_create_qp_resp, sroce_create_qp_resp, 8> == 40);
+static_assert(payload_at<ib_uverbs_create_srq_resp, sroce_create_srq_resp> == 16);
+static_assert(payload_at<ib_uverbs_create_ah_resp, sroce_create_ah_resp> == 4);
+static_assert(sizeof(sroce::abi::DrvResp<ib_uverbs_create_qp_resp,
+					 sroce_create_qp_resp>) == 32 + 56);
+using ModifySrqCmd =
+	sroce::abi::DrvCmd<struct ibv_modify_srq, sroce_modify_srq_cmd>;
+static_assert(offsetof(ModifySrqCmd, drv) == 24 && sizeof(ModifySrqCmd) == 32);
+/* The payloads the ABI header does not pin itself. */
+static_assert(sizeof(sroce_create_cq_resp) == 24);
+static_assert(sizeof(sroce_resize_cq_resp) == 24);
+static_assert(sizeof(sroce_create_srq_resp) == 32);
+static_assert(sizeof(sroce_modify_srq_cmd) == 8);
+static_assert(sizeof(sroce_create_ah_resp) == 8);
+
 /* Offsets libibverbs itself hard-codes (see provider-abi.md). */
 static_assert(offsetof(verbs_device, sysfs) == 0x2b8);
 static_assert(offsetof(verbs_context_ops, unimport_pd) == 600);

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Queue pairs: create/modify/query/destroy through uverbs, posting through
+ * the shared rings (wq.cpp).
+ *
+ * Creation: the kernel sizes the rings from the capabilities it grants
+ * (returned in the core response and copied into the caller's cap by
+ * libibverbs) and describes them in sroce_create_qp_resp.  Before handing
+ * the QP out we check that the rings can carry what the caps promise: as
+ * many slots as max_*_wr, and slots large enough for max_*_sge SGEs or
+ * max_inline_data bytes.  A kernel that disagrees speaks another ABI, and
+ * we fail with EPROTO rather than corrupt its rings later.
+ */
+#include "qp.hpp"
+
+#include "provider.hpp"
+
+#include <new>
+
+namespace sroce {
+namespace {
+
+using CreateQpResp = abi::DrvResp<ib_uverbs_create_qp_resp, sroce_create_qp_resp>;
+using CreateQpExResp =
+	abi::ExDrvResp<ib_uverbs_ex_create_qp_resp, sroce_create_qp_resp>;
+
+/*
+ * ibv_qp_init_attr_ex comp_mask bits create_qp_ex accepts.  XRC, TSO and
+ * RSS (IND_TABLE, RX_HASH) are not RoCE-soft-device features we offer.
+ */
+constexpr uint32_t kSupportedQpInitMask = IBV_QP_INIT_ATTR_PD |
+					  IBV_QP_INIT_ATTR_CREATE_FLAGS |
+					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+
+/*
+ * Maps one ring described by `info`, or none when the kernel made none
+ * (mmap_length 0), which is only valid for a queue of depth 0.
+ */
+int map_ring(Mapping &m, int cmd_fd, const sroce_ring_info &info,
+	     uint32_t max_wr) noexcept
+{
+	if (info.mmap_length == 0)
+		return max_wr == 0 ? 0 : EPROTO;
+	return m.map(cmd_fd, info.mmap_offset, info.mmap_length);
+}
+
+/* Everything after the kernel QP exists: map and bind the rings. */
+int setup_queues(Qp &qp, int cmd_fd, ibv_qp_type type, const ibv_qp_cap &cap,
+		 bool uses_srq, const sroce_create_qp_resp &drv) noexcept
+{
+	const Doorbell doorbell{
+		.fn = uverbs_post_send_doorbell,
+		.cmd_fd = cmd_fd,
+		.qp_handle = qp.vqp.qp.handle,
+		.hook = nullptr,
+	};
+
+	/* Known even without a ring (depth 0): install_qp_ex_ops reads it. */
+	qp.sq.qp_type = type;
+	/* The inline limit we enforce must cover what the caller was told. */
+	if (drv.max_inline_data < cap.max_inline_data)
+		return EPROTO;
+
+	Mapping sq_map;
+	int ret = map_ring(sq_map, cmd_fd, drv.sq, cap.max_send_wr);
+	if (ret)
+		return ret;
+	if (sq_map.get()) {
+		ret = init_send_queue(qp.sq, sq_map.get(), sq_map.size(),
+				      drv.sq.num_slots, drv.sq.slot_size, type,
+				      cap.max_send_wr, cap.max_send_sge,
+				      drv.max_inline_data, doorbell);
+		if (ret)
+			return ret;
+	}
+
+	Mapping rq_map;
+	if (!uses_srq) {
+		ret = map_ring(rq_map, cmd_fd, drv.rq, cap.max_recv_wr);
+		if (ret)
+			return ret;
+		if (rq_map.get()) {
+			/* The send doorbell also flushes receives in ERR. */
+			ret = init_recv_queue(qp.rq, rq_map.get(),
+					      rq_map.size(), drv.rq.num_slots,
+					      drv.rq.slot_size, cap.max_recv_wr,
+					      cap.max_recv_sge, doorbell);
+			if (ret)
+				return ret;
+		}
+	}
+	/* With an SRQ the kernel makes no RQ ring (rq.mmap_length == 0). */
+
+	qp.sq_map = std::move(sq_map);
+	qp.rq_map = std::move(rq_map);
+	qp.has_rq = !uses_srq;
+	return 0;
+}
+
+/* Undoes a kernel QP whose user-space half could not be set up. */
+void abandon_qp(Qp &qp, int err) noexcept
+{
+	SROCE_ERR(vctx_of(qp.vqp.qp.context),
+		  "QP %u: cannot map its rings: %d", qp.vqp.qp.qp_num, err);
+	(void)ibv_cmd_destroy_qp(&qp.vqp.qp);
+	errno = err;
+}
+
+} /* namespace */
+
+ibv_qp *create_qp(ibv_pd *ibpd, ibv_qp_init_attr *attr) noexcept
+{
+	if (!wr_opcodes_for(attr->qp_type)) {
+		errno = EOPNOTSUPP; /* XRC, raw packet, driver QPs */
+		return nullptr;
+	}
+
+	Owned<Qp> qp(new (std::nothrow) Qp);
+	if (!qp) {
+		errno = ENOMEM;
+		return nullptr;
+	}
+
+	struct ibv_create_qp cmd{};
+	CreateQpResp resp{};
+	int ret = ibv_cmd_create_qp(ibpd, &qp->vqp.qp, attr, &cmd, sizeof(cmd),
+				    resp.core(), sizeof(resp));
+	if (ret) {
+		errno = ret;
+		return nullptr;
+	}
+
+	ret = setup_queues(*qp, ibpd->context->cmd_fd, attr->qp_type,
+			   attr->cap, attr->srq != nullptr, resp.drv);
+	if (ret) {
+		abandon_qp(*qp, ret);
+		return nullptr;
+	}
+	return &qp.release()->vqp.qp;
+}
+
+ibv_qp *create_qp_ex(ibv_context *ibctx, ibv_qp_init_attr_ex *attr) noexcept
+{
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD)) {
+		errno = EINVAL;
+		return nullptr;
+	}
+	if ((attr->comp_mask & ~kSupportedQpInitMask) ||
+	    !wr_opcodes_for(attr->qp_type) ||
+	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	     attr->create_flags) ||
+	    ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	     (attr->send_ops_flags & ~send_ops_for(attr->qp_type)))) {
+		errno = EOPNOTSUPP;
+		return nullptr;
+	}
+
+	Owned<Qp> qp(new (std::nothrow) Qp);
+	if (!qp) {
+		errno = ENOMEM;
+		return nullptr;
+	}
+
+	struct ibv_create_qp_ex cmd{};
+	CreateQpExResp resp{};
+	int ret = ibv_cmd_create_qp_ex2(ibctx, &qp->vqp, attr, &cmd,
+					sizeof(cmd), resp.core(), sizeof(resp));
+	if (ret) {
+		errno = ret;
+		return nullptr;
+	}
+
+	ret = setup_queues(*qp, ibctx->cmd_fd, attr->qp_type, attr->cap,
+			   attr->srq != nullptr, resp.drv);
+	if (ret) {
+		abandon_qp(*qp, ret);
+		return nullptr;
+	}
+	/* After the command: libibverbs' set_qp() zeroes vqp.comp_mask. */
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		install_qp_ex_ops(*qp, attr->send_ops_flags);
+	return &qp.release()->vqp.qp;
+}
+
+int modify_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int attr_mask) noexcept
+{
+	int ret;
+	/*
+	 * Attributes from IBV_QP_RATE_LIMIT on exist only in the extended
+	 * command; ibv_cmd_modify_qp refuses them.  Everything else takes
+	 * the plain command, which every kernel has.
+	 */
+	if (attr_mask & ~(IBV_QP_RATE_LIMIT - 1)) {
+		struct ibv_modify_qp_ex cmd{};
+		ib_uverbs_ex_modify_qp_resp resp{};
+		ret = ibv_cmd_modify_qp_ex(ibqp, attr, attr_mask, &cmd,
+					   sizeof(cmd), &resp, sizeof(resp));
+	} else {
+		struct ibv_modify_qp cmd{};
+		ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd,
+					sizeof(cmd));
+	}
+	/*
+	 * Nothing to do on the rings for any transition: each index has one
+	 * writer, so on RESET/ERR the kernel discards or flushes by moving
+	 * its own indices, never ours.
+	 */
+	if (ret)
+		errno = ret;
+	return ret;
+}
+
+int query_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int attr_mask,
+	     ibv_qp_init_attr *init_attr) noexcept
+{
+	struct ibv_query_qp cmd{};
+	const int ret = ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr,
+					 &cmd, sizeof(cmd));
+	if (ret)
+		errno = ret;
+	return ret;
+}
+
+int destroy_qp(ibv_qp *ibqp) noexcept
+{
+	const int ret = ibv_cmd_destroy_qp(ibqp);
+	if (ret) {
+		errno = ret;
+		return ret;
+	}
+	delete to_qp(ibqp); /* unmaps both rings */
+	return 0;
+}
+
+int post_send(ibv_qp *ibqp, ibv_send_wr *wr, ibv_send_wr **bad_wr) noexcept
+{
+	if (!can_post_send(ibqp->state) && wr) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	return sq_post_send(to_qp(ibqp)->sq, wr, bad_wr);
+}
+
+int post_recv(ibv_qp *ibqp, ibv_recv_wr *wr, ibv_recv_wr **bad_wr) noexcept
+{
+	Qp &qp = *to_qp(ibqp);
+	/* Without an RQ, receives go to the SRQ (ibv_post_srq_recv). */
+	if ((!qp.has_rq || !can_post_recv(ibqp->state)) && wr) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	return rq_post_recv(qp.rq, wr, bad_wr);
+}
+
+} /* namespace sroce */
