@@ -194,7 +194,8 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	if (!attr->cqe || attr->cqe > SROCE_MAX_CQE)
 		return -EINVAL;
-	if (attr->flags)	/* no timestamps, no ignore-overrun */
+	/* Every CQE carries a timestamp anyway; overruns are never ignored. */
+	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION)
 		return -EOPNOTSUPP;
 	if (attr->comp_vector >= ibcq->device->num_comp_vectors)
 		return -EINVAL;

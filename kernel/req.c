@@ -554,6 +554,11 @@ static bool sq_may_sleep(struct sroce_qp *qp)
 	if (!qp->user || qp->req_cur != qp->fetch || qp->rnr_wait ||
 	    qp->tx_backoff)
 		return true;
+	/* RC messages still waiting for ACKs: each ACK runs us again, and we
+	 * pick up new WQEs then, without a doorbell.
+	 */
+	if (qp->ib.qp_type == IB_QPT_RC && qp->retire != qp->req_cur)
+		return true;
 	WRITE_ONCE(qp->sq.ctrl->notify, SROCE_SQ_NEED_DOORBELL);
 	smp_mb();	/* pairs with the provider's fence after its producer store */
 	if (smp_load_acquire(&qp->sq.ctrl->producer) == qp->fetch)

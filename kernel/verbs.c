@@ -42,6 +42,9 @@ void sroce_fill_device_attrs(struct sroce_dev *sdev, struct ib_device_attr *a)
 	a->max_pkeys = 1;
 	a->local_ca_ack_delay = 15;
 	a->atomic_cap = IB_ATOMIC_HCA;
+	/* CQE timestamps are ns of the raw monotonic clock: a 1 GHz clock. */
+	a->timestamp_mask = U64_MAX;
+	a->hca_core_clock = 1000000;	/* kHz */
 	a->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_RC_RNR_NAK_GEN |
 			      IB_DEVICE_MEM_MGT_EXTENSIONS | IB_DEVICE_SRQ_RESIZE;
 	/* `rdma link delete` may remove the device, as for rxe. */
