@@ -10,7 +10,7 @@ from verbs_apps import CLIENT_IP, SERVER_IP, gid_index, run_pair
 
 IMPAIRMENTS = {
     "loss": "loss 1%",
-    "reorder": "delay 200us reorder 99% 50%",   # 1% of packets go early
+    "reorder": "delay 10ms reorder 99%",   # 1% of packets held back 10 ms
     "duplicate": "duplicate 1%",
     "corrupt": "corrupt 0.1%",
 }
