@@ -50,6 +50,8 @@ PERFTESTS = [
     "ib_write_lat -s 2 -n 500",
     "ib_read_lat -s 2 -n 500",
     "ib_send_lat -s 2 -n 500",
+    "ib_write_bw -q 8 -s 65536 -D 2",
+    "ib_read_bw -q 8 -s 65536 -n 100",
 ]
 
 
@@ -88,6 +90,8 @@ RDMACM = [
     ("ucmatose -c 4 -C 20", "ucmatose -s %(srv)s -c 4 -C 20"),
     ("udaddy -c 2 -C 10", "udaddy -s %(srv)s -c 2 -C 10"),
     ("rdma_server", "rdma_client -s %(srv)s"),
+    # rsockets: both ends must run the same test; -T v verifies the data
+    ("rstream -T v -S 65536 -C 100", "rstream -s %(srv)s -T v -S 65536 -C 100"),
 ]
 
 
