@@ -255,10 +255,19 @@ enum hrtimer_restart sroce_retrans_timer(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+static bool qp_sending(struct sroce_qp *qp)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+
+	return state == IB_QPS_RTS || state == IB_QPS_SQD;
+}
+
 enum hrtimer_restart sroce_rnr_timer(struct hrtimer *t)
 {
 	struct sroce_qp *qp = container_of(t, struct sroce_qp, rnr_timer);
 
+	if (!qp_sending(qp))
+		return HRTIMER_NORESTART;
 	spin_lock_bh(&qp->sq_lock);
 	qp->rnr_wait = false;
 	set_bit(0, &qp->need_retransmit);
@@ -269,6 +278,9 @@ enum hrtimer_restart sroce_rnr_timer(struct hrtimer *t)
 
 enum hrtimer_restart sroce_kick_timer(struct hrtimer *t)
 {
-	sroce_qp_schedule_send(container_of(t, struct sroce_qp, kick_timer));
+	struct sroce_qp *qp = container_of(t, struct sroce_qp, kick_timer);
+
+	if (qp_sending(qp))
+		sroce_qp_schedule_send(qp);
 	return HRTIMER_NORESTART;
 }

@@ -265,13 +265,25 @@ err_sq:
 
 /* ---- the state machine ----------------------------------------------------- */
 
-/* Back to the state of a fresh QP: no completions for what was queued. */
-static void sroce_qp_reset(struct sroce_qp *qp)
+/*
+ * Stops the send work and the timers of a QP already in RESET.  They
+ * re-arm each other (the work starts timers, timers queue the work), so:
+ * wait out the work, then the timers, then any work a timer queued
+ * meanwhile; seeing RESET, neither starts the other again.
+ */
+static void sroce_qp_quiesce(struct sroce_qp *qp)
 {
+	cancel_work_sync(&qp->send_work);
 	hrtimer_cancel(&qp->retrans_timer);
 	hrtimer_cancel(&qp->rnr_timer);
 	hrtimer_cancel(&qp->kick_timer);
 	cancel_work_sync(&qp->send_work);
+}
+
+/* Back to the state of a fresh QP: no completions for what was queued. */
+static void sroce_qp_reset(struct sroce_qp *qp)
+{
+	sroce_qp_quiesce(qp);
 
 	spin_lock_bh(&qp->sq_lock);
 	if (qp->user) {
@@ -526,10 +538,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_qp_put(qp);
 	wait_for_completion(&qp->freed);
 
-	hrtimer_cancel(&qp->retrans_timer);
-	hrtimer_cancel(&qp->rnr_timer);
-	hrtimer_cancel(&qp->kick_timer);
-	cancel_work_sync(&qp->send_work);
+	sroce_qp_quiesce(qp);
 	sroce_mcast_detach_all(qp);
 
 	kfree(qp->rd_res);
