@@ -9,12 +9,6 @@
 #include "proto/timers.h"
 #include "sroce.h"
 
-static bool is_rd_atomic_op(u32 opcode)
-{
-	return opcode == IB_WR_RDMA_READ || opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 /* Everything up to and including @psn arrived; SENDs and WRITEs there are done. */
 static void comp_ack_through(struct sroce_qp *qp, u32 psn)
 {
@@ -30,7 +24,7 @@ static void comp_ack_through(struct sroce_qp *qp, u32 psn)
 		if (!s->npsn || psn_after(s->last_psn, psn))
 			break;
 		/* A READ or atomic is done only when its data came back. */
-		if (is_rd_atomic_op(s->wqe.opcode))
+		if (sroce_wr_is_rd_atomic(s->wqe.opcode))
 			break;
 		if (s->state != SROCE_SWQE_SENT)
 			break;
@@ -135,7 +129,7 @@ static void comp_atomic_ack(struct sroce_qp *qp, const struct roce_pkt_info *pkt
 	if (psn != qp->comp_psn)
 		return;
 	s = comp_wqe_for(qp, psn);
-	if (!s || !is_rd_atomic_op(s->wqe.opcode) ||
+	if (!s || !sroce_wr_is_rd_atomic(s->wqe.opcode) ||
 	    s->wqe.opcode == IB_WR_RDMA_READ)
 		return;
 	orig = pkt->atmack.orig;

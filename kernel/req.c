@@ -34,9 +34,7 @@ static bool qp_is_ud(const struct sroce_qp *qp)
 
 static bool is_rd_atomic(const struct sroce_swqe *s)
 {
-	return s->wqe.opcode == IB_WR_RDMA_READ ||
-	       s->wqe.opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       s->wqe.opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+	return sroce_wr_is_rd_atomic(s->wqe.opcode);
 }
 
 static bool opcode_allowed(const struct sroce_qp *qp, u32 opcode)

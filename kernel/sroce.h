@@ -517,6 +517,14 @@ static inline struct sroce_swqe *sroce_swqe(struct sroce_qp *qp, u32 index)
 				     (size_t)(index & qp->sq_mask) * qp->shadow_size);
 }
 
+/* READ and atomics: they use responder resources and complete with data. */
+static inline bool sroce_wr_is_rd_atomic(u32 wr_opcode)
+{
+	return wr_opcode == IB_WR_RDMA_READ ||
+	       wr_opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       wr_opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
 /* Looks up a QP for the receive path and takes a reference. */
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
