@@ -6,7 +6,8 @@
  * files: into sroce.ko (Kbuild, gnu11, __KERNEL__ defined), into the host
  * unit tests (C11 / C++20) and into the libFuzzer target.  So this code may
  * use only what both worlds have: fixed-width types, bool, memcpy/memset/
- * memcmp.  No allocation, no floating point, no VLAs, no u64 division.
+ * memcmp.  No allocation, no floating point, no VLAs, no u64 division
+ * except through roce_div_u64_u32().
  */
 #ifndef SROCE_PROTO_COMPAT_H
 #define SROCE_PROTO_COMPAT_H
@@ -15,6 +16,7 @@
 #include <linux/types.h>
 #include <linux/string.h>
 #include <linux/kernel.h>
+#include <linux/math64.h>
 #else
 #include <stdint.h>
 #include <stdbool.h>
@@ -40,6 +42,19 @@ typedef int64_t s64;
 #endif
 
 #define ROCE_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * The one 64-bit division proto code may do: 32-bit kernels have no
+ * native u64 '/', so the kernel spells it div_u64().
+ */
+static inline u64 roce_div_u64_u32(u64 dividend, u32 divisor)
+{
+#ifdef __KERNEL__
+	return div_u64(dividend, divisor);
+#else
+	return dividend / divisor;
+#endif
+}
 
 /* Both gcc and clang have it, so no need for the kernel's likely(). */
 #define roce_likely(x) __builtin_expect(!!(x), 1)
