@@ -41,13 +41,18 @@ static u32 sroce_key(u32 index, u8 variant)
 static int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr,
 			    struct ib_pd *pd)
 {
-	u32 index;
+	u32 index, start;
 	void *old;
 	int err;
 
+	/*
+	 * A random index (the first free one from a random point), so that
+	 * the key of the next registration cannot be guessed from this one's:
+	 * 18 random index bits and the 8-bit variant.
+	 */
+	start = get_random_u32_inclusive(1, SROCE_MAX_MR);
 	err = xa_alloc_cyclic(&sdev->mrs, &index, NULL,
-			      XA_LIMIT(1, SROCE_MAX_MR), &sdev->next_mr,
-			      GFP_KERNEL);
+			      XA_LIMIT(1, SROCE_MAX_MR), &start, GFP_KERNEL);
 	if (err < 0)
 		return err == -EBUSY ? -ENOMEM : err;
 

@@ -88,7 +88,6 @@ struct sroce_dev {
 	struct xarray qps;		/* qpn -> sroce_qp (RCU lookups) */
 	u32 next_qpn;
 	struct xarray mrs;		/* key index (key >> 8) -> sroce_mr */
-	u32 next_mr;
 	struct xarray ahs;		/* ah_num -> sroce_ah */
 	u32 next_ah;
 	struct xarray srqs;		/* srq_num -> sroce_srq */
@@ -150,9 +149,10 @@ int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void sroce_mmap_free(struct rdma_user_mmap_entry *entry);
 
 /* ------------------------------------------------------------------------
- * Memory regions (mr.c).  Keys: bits 31..8 index the device's MR table,
- * bits 7..0 are a random variant, so a key is not predictable from the
- * previous registration and a stale key misses.  lkey == rkey.
+ * Memory regions (mr.c).  Keys: bits 31..8 are a random free index into
+ * the device's MR table, bits 7..0 a random variant, so a key is not
+ * predictable from the previous registration and a stale key misses.
+ * lkey == rkey.
  */
 enum sroce_mr_kind {
 	SROCE_MR_DMA,		/* kernel virtual addresses, no bounds */
