@@ -24,6 +24,7 @@
 #include <linux/scatterlist.h>
 #include <rdma/ib_umem.h>
 
+#include "proto/access.h"
 #include "sroce.h"
 
 #define SROCE_MR_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ | \
@@ -274,25 +275,31 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key)
 	return mr;
 }
 
+/* The kernel's rights are proto/access.h's, bit for bit. */
+static_assert(ROCE_ACCESS_LOCAL_WRITE == IB_ACCESS_LOCAL_WRITE &&
+	      ROCE_ACCESS_REMOTE_WRITE == IB_ACCESS_REMOTE_WRITE &&
+	      ROCE_ACCESS_REMOTE_READ == IB_ACCESS_REMOTE_READ &&
+	      ROCE_ACCESS_REMOTE_ATOMIC == IB_ACCESS_REMOTE_ATOMIC);
+
 int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova, u64 len,
 		   int access)
 {
-	u64 start, length;
+	struct roce_mr_desc d;
 
-	/* A DMA MR too serves only the PD it was made for. */
-	if (mr->ib.pd != pd)
-		return -EACCES;
+	d.pd = mr->ib.pd;
 	/* Orders the FAST fields below after the REG_MR that set them. */
-	if (!smp_load_acquire(&mr->valid))
-		return -EACCES;
-	if ((READ_ONCE(mr->access) & access) != access)
-		return -EACCES;
-	/* Relative to the start, so that nothing can wrap. */
-	start = READ_ONCE(mr->iova);
-	length = READ_ONCE(mr->length);
-	if (iova < start || len > length || iova - start > length - len)
+	d.valid = smp_load_acquire(&mr->valid);
+	d.access = READ_ONCE(mr->access);
+	d.iova = READ_ONCE(mr->iova);
+	d.length = READ_ONCE(mr->length);
+	switch (roce_access_check(&d, pd, iova, len, access)) {
+	case ROCE_ACCESS_OK:
+		return 0;
+	case ROCE_ACCESS_OUT_OF_RANGE:
 		return -ERANGE;
-	return 0;
+	default:
+		return -EACCES;
+	}
 }
 
 static void sroce_copy_piece(void *mem, void *buf, u32 n,

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Remote access checks against a memory region; see access.h. */
+#include "access.h"
+#include "aeth.h"
+
+enum roce_access_verdict roce_access_check(const struct roce_mr_desc *mr,
+					   const void *pd, u64 va, u64 len,
+					   u32 need)
+{
+	if (!mr)
+		return ROCE_ACCESS_NO_MR;
+	/* Even an MR spanning all memory serves only its own PD. */
+	if (mr->pd != pd)
+		return ROCE_ACCESS_WRONG_PD;
+	if (!mr->valid)
+		return ROCE_ACCESS_INVALID;
+	if ((mr->access & need) != need)
+		return ROCE_ACCESS_NO_RIGHT;
+	/*
+	 * va - iova is the offset into the MR; it must leave room for len.
+	 * Neither side of the comparison can wrap: va >= iova and
+	 * len <= length are established first.
+	 */
+	if (va < mr->iova || len > mr->length ||
+	    va - mr->iova > mr->length - len)
+		return ROCE_ACCESS_OUT_OF_RANGE;
+	return ROCE_ACCESS_OK;
+}
+
+enum roce_access_verdict roce_reth_check(const struct roce_mr_desc *mr,
+					 const void *pd,
+					 const struct roce_reth *reth, u32 need)
+{
+	if (!reth->len)
+		return ROCE_ACCESS_OK;
+	return roce_access_check(mr, pd, reth->va, reth->len, need);
+}
+
+enum roce_access_verdict roce_atomic_check(const struct roce_mr_desc *mr,
+					   const void *pd,
+					   const struct roce_atmeth *atm)
+{
+	if (atm->va & (ROCE_ATOMIC_LEN - 1))
+		return ROCE_ACCESS_MISALIGNED;
+	return roce_access_check(mr, pd, atm->va, ROCE_ATOMIC_LEN,
+				 ROCE_ACCESS_REMOTE_ATOMIC);
+}
+
+u8 roce_access_nak(enum roce_access_verdict v)
+{
+	return v == ROCE_ACCESS_MISALIGNED ? ROCE_NAK_INVALID_REQ :
+					     ROCE_NAK_REM_ACCESS_ERR;
+}

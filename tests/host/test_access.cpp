@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// The responder's remote access check (proto/access.c): every refusal
+// reason, the edges of an MR, and sums that would wrap at 2^64.
+#include <gtest/gtest.h>
+
+#include "access.h"
+#include "aeth.h"
+
+namespace {
+
+constexpr u32 kAll = ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE |
+		     ROCE_ACCESS_REMOTE_READ | ROCE_ACCESS_REMOTE_ATOMIC;
+int pd_a, pd_b; // identities only
+
+roce_mr_desc mr(u64 iova, u64 length, u32 access = kAll)
+{
+	return roce_mr_desc{iova, length, access, &pd_a, true};
+}
+
+TEST(Access, InsideIsAcceptedEdgesIncluded)
+{
+	auto m = mr(0x1000, 0x1000);
+
+	EXPECT_EQ(roce_access_check(&m, &pd_a, 0x1000, 0x1000, ROCE_ACCESS_REMOTE_WRITE),
+		  ROCE_ACCESS_OK);
+	EXPECT_EQ(roce_access_check(&m, &pd_a, 0x1fff, 1, ROCE_ACCESS_REMOTE_READ),
+		  ROCE_ACCESS_OK);
+	EXPECT_EQ(roce_access_check(&m, &pd_a, 0x2000, 0, ROCE_ACCESS_REMOTE_READ),
+		  ROCE_ACCESS_OK); // empty range at the very end
+}
+
+TEST(Access, OutsideIsRefused)
+{
+	auto m = mr(0x1000, 0x1000);
+
+	EXPECT_EQ(roce_access_check(&m, &pd_a, 0xfff, 2, ROCE_ACCESS_REMOTE_READ),
+		  ROCE_ACCESS_OUT_OF_RANGE); // starts before
+	EXPECT_EQ(roce_access_check(&m, &pd_a, 0x1fff, 2, ROCE_ACCESS_REMOTE_READ),
+		  ROCE_ACCESS_OUT_OF_RANGE); // ends after
+	EXPECT_EQ(roce_access_check(&m, &pd_a, 0x1000, 0x1001, ROCE_ACCESS_REMOTE_READ),
+		  ROCE_ACCESS_OUT_OF_RANGE); // longer than the MR
+	EXPECT_EQ(roce_access_check(&m, &pd_a, 0x2001, 0, ROCE_ACCESS_REMOTE_READ),
+		  ROCE_ACCESS_OUT_OF_RANGE);
+}
+
+TEST(Access, SumsThatWrapAreRefused)
+{
+	auto m = mr(0x1000, 0x1000);
+	auto top = mr(~0ull - 0xfff, 0x1000); // the last 4 KiB of the space
+
+	// va + len wraps to inside the MR.
+	EXPECT_EQ(roce_access_check(&m, &pd_a, ~0ull - 7, 0x1010, ROCE_ACCESS_REMOTE_READ),
+		  ROCE_ACCESS_OUT_OF_RANGE);
+	EXPECT_EQ(roce_access_check(&m, &pd_a, 0x1800, ~0ull, ROCE_ACCESS_REMOTE_READ),
+		  ROCE_ACCESS_OUT_OF_RANGE);
+	// An MR that ends exactly at 2^64 works up to its last byte.
+	EXPECT_EQ(roce_access_check(&top, &pd_a, ~0ull, 1, ROCE_ACCESS_REMOTE_READ),
+		  ROCE_ACCESS_OK);
+	EXPECT_EQ(roce_access_check(&top, &pd_a, ~0ull, 2, ROCE_ACCESS_REMOTE_READ),
+		  ROCE_ACCESS_OUT_OF_RANGE);
+}
+
+TEST(Access, WholeSpaceMrStillChecksPdAndRights)
+{
+	auto dma = mr(0, ~0ull, ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_READ);
+
+	EXPECT_EQ(roce_access_check(&dma, &pd_a, 0xdead0000, 64, ROCE_ACCESS_REMOTE_READ),
+		  ROCE_ACCESS_OK);
+	EXPECT_EQ(roce_access_check(&dma, &pd_b, 0xdead0000, 64, ROCE_ACCESS_REMOTE_READ),
+		  ROCE_ACCESS_WRONG_PD);
+	EXPECT_EQ(roce_access_check(&dma, &pd_a, 0xdead0000, 64, ROCE_ACCESS_REMOTE_WRITE),
+		  ROCE_ACCESS_NO_RIGHT);
+}
+
+TEST(Access, EveryRightIsNeeded)
+{
+	auto m = mr(0, 64, ROCE_ACCESS_REMOTE_READ);
+
+	EXPECT_EQ(roce_access_check(&m, &pd_a, 0, 8, ROCE_ACCESS_REMOTE_READ), ROCE_ACCESS_OK);
+	EXPECT_EQ(roce_access_check(&m, &pd_a, 0, 8,
+				    ROCE_ACCESS_REMOTE_READ | ROCE_ACCESS_REMOTE_WRITE),
+		  ROCE_ACCESS_NO_RIGHT);
+	EXPECT_EQ(roce_access_check(&m, &pd_a, 0, 8, ROCE_ACCESS_REMOTE_ATOMIC),
+		  ROCE_ACCESS_NO_RIGHT);
+}
+
+TEST(Access, MissingOrInvalidMrIsRefused)
+{
+	auto m = mr(0, 64);
+
+	m.valid = false;
+	EXPECT_EQ(roce_access_check(nullptr, &pd_a, 0, 8, ROCE_ACCESS_REMOTE_READ),
+		  ROCE_ACCESS_NO_MR);
+	EXPECT_EQ(roce_access_check(&m, &pd_a, 0, 8, ROCE_ACCESS_REMOTE_READ),
+		  ROCE_ACCESS_INVALID);
+}
+
+TEST(Access, ZeroLengthRethNeedsNoKey)
+{
+	roce_reth empty{0x1234, 0xbad, 0};
+	roce_reth one{0x1234, 0xbad, 1};
+
+	EXPECT_EQ(roce_reth_check(nullptr, &pd_a, &empty, ROCE_ACCESS_REMOTE_WRITE),
+		  ROCE_ACCESS_OK);
+	EXPECT_EQ(roce_reth_check(nullptr, &pd_a, &one, ROCE_ACCESS_REMOTE_WRITE),
+		  ROCE_ACCESS_NO_MR);
+}
+
+TEST(Access, AtomicsAreEightAlignedEightBytesWithTheAtomicRight)
+{
+	auto m = mr(0x1000, 16);
+	auto ro = mr(0x1000, 16, ROCE_ACCESS_REMOTE_READ | ROCE_ACCESS_REMOTE_WRITE);
+	roce_atmeth at{0x1008, 0, 0, 0};
+
+	EXPECT_EQ(roce_atomic_check(&m, &pd_a, &at), ROCE_ACCESS_OK);
+	EXPECT_EQ(roce_atomic_check(&ro, &pd_a, &at), ROCE_ACCESS_NO_RIGHT);
+	at.va = 0x1004;
+	EXPECT_EQ(roce_atomic_check(&m, &pd_a, &at), ROCE_ACCESS_MISALIGNED);
+	EXPECT_EQ(roce_access_nak(ROCE_ACCESS_MISALIGNED), ROCE_NAK_INVALID_REQ);
+	at.va = 0x1010; // aligned, but the 8 bytes lie past the end
+	EXPECT_EQ(roce_atomic_check(&m, &pd_a, &at), ROCE_ACCESS_OUT_OF_RANGE);
+	EXPECT_EQ(roce_access_nak(ROCE_ACCESS_OUT_OF_RANGE), ROCE_NAK_REM_ACCESS_ERR);
+}
+
+} // namespace
