@@ -1,20 +1,44 @@
-"""A short run of each libFuzzer target over the packet parser, built from
-the same kernel/proto sources as the module (long runs: tests/fuzz/)."""
+"""A short run of every libFuzzer target (tests/fuzz/fuzz_*.c), built from
+the same kernel/proto sources as the module, over its checked-in seeds.
+Long runs: scripts/fuzz."""
+import glob
 import os
 import subprocess
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FUZZ = os.path.join(ROOT, "tests", "fuzz")
+TARGETS = sorted(os.path.basename(p)[:-2]
+                 for p in glob.glob(os.path.join(FUZZ, "fuzz_*.c")))
 
 
-def test_fuzz_parse_smoke(tmp_path):
-    subprocess.run([os.path.join(FUZZ, "build.sh"), str(tmp_path)], check=True,
+def seeds(target):
+    """fuzz_parse -> corpus/, fuzz_NAME -> corpus-NAME/."""
+    name = target[len("fuzz_"):]
+    return os.path.join(FUZZ, "corpus" if name == "parse" else "corpus-" + name)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("fuzz")
+    subprocess.run([os.path.join(FUZZ, "build.sh"), str(out)], check=True,
                    capture_output=True)
+    return out
+
+
+def test_every_target_has_seeds():
+    assert len(TARGETS) >= 2, TARGETS
+    for t in TARGETS:
+        assert len(os.listdir(seeds(t))) >= 10, t
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_fuzz_smoke(built, tmp_path, target):
     corpus = tmp_path / "corpus"
     corpus.mkdir()
-    r = subprocess.run([str(tmp_path / "fuzz_parse"), "-max_total_time=15",
-                        "-print_final_stats=1", str(corpus),
-                        os.path.join(FUZZ, "corpus")],
+    r = subprocess.run([str(built / target), "-max_total_time=15",
+                        "-print_final_stats=1", str(corpus), seeds(target)],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-4000:]
     runs = [l for l in r.stderr.splitlines() if "stat::number_of_executed_units" in l]

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * libFuzzer target for the responder's remote access check
+ * (kernel/proto/access.c, what sroce.ko runs for every READ, WRITE and
+ * atomic).  The input is an MR description followed by the extension
+ * header of a request as it arrives on the wire:
+ *
+ *   byte 0      bit 0..1: kind (READ RETH, WRITE RETH, atomic AtomicETH)
+ *               bit 2: the request's PD differs from the MR's
+ *               bit 3: the MR is not valid   bit 4: no MR at all
+ *   byte 1      the MR's access rights (low 4 bits)
+ *   bytes 2-17  the MR's iova and length, big-endian
+ *   bytes 18-   RETH (16 bytes) or AtomicETH (28 bytes)
+ *
+ * The oracle recomputes the verdict with 128-bit arithmetic, which cannot
+ * wrap: accepted means the range lies inside the MR (or is empty), the PD
+ * matches, the MR is valid and every needed right is granted; and any
+ * input meeting all that must be accepted.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "access.h"
+#include "aeth.h"
+
+#define CHECK(c) do { if (!(c)) abort(); } while (0)
+
+typedef unsigned __int128 u128;
+
+static u64 be64(const u8 *p)
+{
+	u64 v = 0;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static int pd_mr, pd_other;
+
+int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
+{
+	struct roce_mr_desc mr;
+	const struct roce_mr_desc *m;
+	const void *pd;
+	u32 kind, need;
+	u64 va, len;
+	enum roce_access_verdict v;
+	bool inside, want;
+
+	if (size < 18)
+		return 0;
+	kind = data[0] & 3;
+	mr.access = data[1] & 0xf;
+	mr.iova = be64(data + 2);
+	mr.length = be64(data + 10);
+	mr.pd = &pd_mr;
+	mr.valid = !(data[0] & 8);
+	m = (data[0] & 16) ? NULL : &mr;
+	pd = (data[0] & 4) ? (const void *)&pd_other : (const void *)&pd_mr;
+	data += 18;
+	size -= 18;
+
+	if (kind == 2 || kind == 3) {
+		struct roce_atmeth atm;
+
+		if (size < ROCE_ATMETH_LEN)
+			return 0;
+		roce_atmeth_decode(data, &atm);
+		v = roce_atomic_check(m, pd, &atm);
+		va = atm.va;
+		len = ROCE_ATOMIC_LEN;
+		need = ROCE_ACCESS_REMOTE_ATOMIC;
+		if (va & 7) {
+			CHECK(v == ROCE_ACCESS_MISALIGNED);
+			CHECK(roce_access_nak(v) == ROCE_NAK_INVALID_REQ);
+			return 0;
+		}
+	} else {
+		struct roce_reth reth;
+
+		if (size < ROCE_RETH_LEN)
+			return 0;
+		roce_reth_decode(data, &reth);
+		need = kind ? ROCE_ACCESS_REMOTE_WRITE : ROCE_ACCESS_REMOTE_READ;
+		v = roce_reth_check(m, pd, &reth, need);
+		va = reth.va;
+		len = reth.len;
+		if (!len) {		/* touches nothing: no key check */
+			CHECK(v == ROCE_ACCESS_OK);
+			return 0;
+		}
+	}
+
+	inside = (u128)va >= mr.iova &&
+		 (u128)va + len <= (u128)mr.iova + mr.length;
+	want = m && pd == mr.pd && mr.valid && (mr.access & need) == need &&
+	       inside;
+	CHECK((v == ROCE_ACCESS_OK) == want);
+	CHECK(v <= ROCE_ACCESS_MISALIGNED && v != ROCE_ACCESS_MISALIGNED);
+	if (v != ROCE_ACCESS_OK)
+		CHECK(roce_access_nak(v) == ROCE_NAK_REM_ACCESS_ERR);
+	/* Each refusal names the first rule broken, in the documented order. */
+	if (!m)
+		CHECK(v == ROCE_ACCESS_NO_MR);
+	else if (pd != mr.pd)
+		CHECK(v == ROCE_ACCESS_WRONG_PD);
+	else if (!mr.valid)
+		CHECK(v == ROCE_ACCESS_INVALID);
+	else if ((mr.access & need) != need)
+		CHECK(v == ROCE_ACCESS_NO_RIGHT);
+	else if (!inside)
+		CHECK(v == ROCE_ACCESS_OUT_OF_RANGE);
+	return 0;
+}
