@@ -21,6 +21,14 @@ ROCE_EXTERN_C_BEGIN
 /* Kernel: crc32_le() (arch-accelerated).  Host: slice-by-8 tables. */
 u32 roce_crc32_update(u32 state, const void *p, size_t n);
 
+/*
+ * memcpy(dst, src, n) and roce_crc32_update(state, src, n) in one pass
+ * over the bytes (slice-by-8 tables in both worlds); returns the new
+ * state.  For payloads that are copied anyway: into an skb on send, out
+ * of one on receive.  dst and src must not overlap.
+ */
+u32 roce_crc32_copy(u32 state, void *dst, const void *src, size_t n);
+
 ROCE_EXTERN_C_END
 
 #endif /* SROCE_PROTO_CRC32_H */

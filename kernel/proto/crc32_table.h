@@ -3,7 +3,7 @@
 /*
  * roce_crc32_table[0][b]: CRC register contribution of byte b;
  * roce_crc32_table[k][b]: the same byte followed by k zero bytes.
- * Only crc32.c includes this, and only outside the kernel.
+ * Only crc32.c includes this (the kernel build too: roce_crc32_copy).
  */
 #ifndef SROCE_PROTO_CRC32_TABLE_H
 #define SROCE_PROTO_CRC32_TABLE_H

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Generate crc32_table.h: slice-by-8 tables for the reflected CRC-32
-(polynomial 0xEDB88320) used by the host build of crc32.c.
+(polynomial 0xEDB88320) used by crc32.c: the host CRC and, in both
+builds, the fused copy-and-CRC.
 
 The tables are data, not code, so they are generated once and checked in:
 no runtime initialisation, hence no init race.  tests/host/test_icrc.cpp
@@ -36,7 +37,7 @@ def main():
         "/*",
         " * roce_crc32_table[0][b]: CRC register contribution of byte b;",
         " * roce_crc32_table[k][b]: the same byte followed by k zero bytes.",
-        " * Only crc32.c includes this, and only outside the kernel.",
+        " * Only crc32.c includes this (the kernel build too: roce_crc32_copy).",
         " */",
         "#ifndef SROCE_PROTO_CRC32_TABLE_H",
         "#define SROCE_PROTO_CRC32_TABLE_H",
