@@ -1,0 +1,373 @@
+#!/usr/bin/python3
+"""Runs the benchmark plan inside the guest (scripts/bench starts it as
+scripts/vm-run --rxe's COMMAND).
+
+Phase 1 (loopback): rxe0 and sroce1 take turns on every workload, round
+after round, the device that goes first alternating per round, so drift
+on the shared host hits both alike.  Phase 2 (wire): rxe is removed (its
+UDP socket would hold port 4791 in the initial namespace), sroce0 is
+created on veth0 and the sroce-only wire workloads run.
+
+Every run appends one JSON record to $SROCE_OUT/raw.jsonl as soon as it
+ends, so a guest that dies or times out still leaves what it measured.
+A run that fails is recorded with ok=false and the tool's last words.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import parsers  # noqa: E402
+import plan  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.environ.get("SROCE_OUT", "/tmp")
+GIB = float(1 << 30)
+CLOCK_SYSCALLS = ("gettimeofday", "clock_gettime", "clock_nanosleep", "time")
+USER_HZ = os.sysconf("SC_CLK_TCK")
+
+
+class Endpoint:
+    def __init__(self, dev, ns, ip):
+        self.dev, self.ns, self.ip = dev, ns, ip
+
+    def argv(self, argv):
+        return (["ip", "netns", "exec", self.ns] if self.ns else []) + argv
+
+    def gid_index(self):
+        """The RoCE v2 GID that carries our IPv4 address."""
+        want = "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x" % tuple(
+            int(b) for b in self.ip.split("."))
+        port = "/sys/class/infiniband/%s/ports/1" % self.dev
+        for i in range(len(os.listdir(port + "/gids"))):
+            try:
+                gid = open("%s/gids/%d" % (port, i)).read().strip()
+                kind = open("%s/gid_attrs/types/%d" % (port, i)).read()
+            except OSError:
+                continue
+            if gid == want and "v2" in kind:
+                return i
+        raise RuntimeError("no RoCE v2 GID for %s on %s" % (self.ip, self.dev))
+
+
+RXE = Endpoint("rxe0", None, "198.51.100.1")
+SROCE1 = Endpoint("sroce1", "peer", "198.51.100.2")
+SROCE0 = Endpoint("sroce0", None, "198.51.100.1")
+# (server, client) per device and path
+PAIRS = {
+    ("loopback", "rxe"): (RXE, RXE),
+    ("loopback", "sroce"): (SROCE1, SROCE1),
+    ("loopback", "tcp-rxe-path"): (RXE, RXE),
+    ("loopback", "tcp-sroce-path"): (SROCE1, SROCE1),
+    ("wire", "sroce"): (SROCE1, SROCE0),
+    ("wire", "tcp"): (SROCE1, SROCE0),
+}
+
+
+class RunFailed(Exception):
+    pass
+
+
+def busy_seconds():
+    """(user, kernel) CPU seconds of the whole guest so far."""
+    with open("/proc/stat") as f:
+        return tuple(t / USER_HZ for t in parsers.proc_stat_busy_ticks(f.read()))
+
+
+def listening(pid, port):
+    """True once process `pid` (in whatever namespace it entered) has a
+    TCP socket listening on `port`; reads /proc, spawns nothing."""
+    for name in ("tcp", "tcp6"):
+        try:
+            with open("/proc/%d/net/%s" % (pid, name)) as f:
+                rows = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            cols = row.split()
+            if cols[1].endswith(":%04X" % port) and cols[3] == "0A":
+                return True
+    return False
+
+
+def why(output):
+    """The lines of a tool's output that say what went wrong."""
+    bad = [l.strip() for l in output.splitlines()
+           if re.search(r"error|fail|couldn't|unable|invalid|timed? ?out|"
+                        r"should be|not supported", l, re.I)]
+    return " / ".join(bad[-4:]) if bad else parsers._tail(output, 3)
+
+
+class Pair:
+    """A server/client run of one tool; ports rotate so a lingering
+    socket from the previous run never gets in the way."""
+    port = 18600
+
+    def __init__(self, server, client):
+        self.server, self.client = server, client
+
+    def run(self, server_argv, client_argv, timeout, env=None):
+        Pair.port = Pair.port + 1 if Pair.port < 18999 else 18600
+        port = Pair.port
+        srv_cmd = self.server.argv([a.replace("{port}", str(port)) for a in server_argv])
+        cli_cmd = self.client.argv([a.replace("{port}", str(port)) for a in client_argv])
+        cpu0, t0 = busy_seconds(), time.monotonic()
+        srv = subprocess.Popen(srv_cmd, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, env=env)
+        try:
+            deadline = time.monotonic() + 60
+            while not listening(srv.pid, port):
+                if srv.poll() is not None or time.monotonic() > deadline:
+                    raise RunFailed("server did not listen: " +
+                                    why(srv.communicate(timeout=5)[0]))
+                time.sleep(0.05)
+            try:
+                cli = subprocess.run(cli_cmd, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True,
+                                     timeout=timeout, env=env)
+            except subprocess.TimeoutExpired:
+                raise RunFailed("client timed out after %ds" % timeout) from None
+            try:
+                srv_out = srv.communicate(timeout=30)[0]
+            except subprocess.TimeoutExpired:
+                srv.kill()
+                srv_out = srv.communicate()[0] + "\n(server killed)"
+        finally:
+            if srv.poll() is None:
+                srv.kill()
+                srv.wait()
+        seconds = time.monotonic() - t0
+        cpu = tuple(b - a for a, b in zip(cpu0, busy_seconds()))
+        if cli.returncode != 0:
+            raise RunFailed("client exit %d: %s | server: %s" % (
+                cli.returncode, why(cli.stdout), why(srv_out)))
+        return cli.stdout, seconds, cpu
+
+    def perftest(self, tool, args, timeout=120, wrap=()):
+        def argv(ep, prefix, target):
+            return list(prefix) + [
+                tool, "-d", ep.dev, "-x", str(ep.gid_index()), "-p", "{port}",
+                "-F"] + args + target
+        return self.run(argv(self.server, (), []),
+                        argv(self.client, wrap, [self.server.ip]), timeout)
+
+
+# --- one function per workload kind: (workload, pair, settings) -> metrics
+def bw_iterations(size, qps, s):
+    """Iterations per QP for a bandwidth run: a fixed volume per message
+    size (perftest's -D duration mode reports 0 iterations or 0.00 Gb/s
+    too often under TCG, so runs are counted, not timed)."""
+    total = s.volume * (20000 if size <= 64 else (32 << 20) // size)
+    return max(5, int(total) // qps)    # perftest wants at least 5
+
+
+def run_bw(w, pair, s):
+    """perftest bandwidth in its default MB/s: --report_gbits prints two
+    decimals, 0.00 Gb/s for small messages at TCG speeds."""
+    p = w.params
+    n = bw_iterations(p["size"], p["qps"], s)
+    out, seconds, _ = pair.perftest(p["tool"], [
+        "-s", str(p["size"]), "-q", str(p["qps"]), "-n", str(n)], timeout=s.timeout)
+    r = parsers.perftest_bw(out)
+    r.update(iters_per_qp=n, seconds=round(seconds, 1), output=out[-400:])
+    return r
+
+
+def run_lat(w, pair, s):
+    p = w.params
+    out, _, _ = pair.perftest(p["tool"], ["-s", str(p["size"]), "-n",
+                                          str(s.lat_iters)], timeout=s.timeout)
+    r = parsers.perftest_lat(out)
+    r["output"] = out[-400:]
+    return r
+
+
+def run_cpu(w, pair, s):
+    """Guest CPU per GiB, marginal: the difference between a long and a
+    short ib_write_bw run, so process start and connection setup cancel."""
+    size = w.params["size"]
+    cpu = []
+    for n in s.cpu_iters:
+        _, _, c = pair.perftest("ib_write_bw", ["-s", str(size), "-n", str(n)],
+                                timeout=s.timeout)
+        cpu.append(c)
+    gib = (s.cpu_iters[1] - s.cpu_iters[0]) * size / GIB
+    user, kernel = ((cpu[1][i] - cpu[0][i]) / gib for i in (0, 1))
+    # perftest busy-polls its CQ, so user time mostly measures how long
+    # the run took; kernel time is what the device itself costs.
+    return {"cpu_s_per_gib": user + kernel, "kernel_cpu_s_per_gib": kernel,
+            "user_cpu_s_per_gib": user, "cpu_s": cpu,
+            "iters": list(s.cpu_iters)}
+
+
+def run_syscalls(w, pair, s):
+    """Client syscalls per WRITE work request, marginal between two run
+    lengths (strace -f -c), so setup syscalls cancel."""
+    size = w.params["size"]
+    counts = []
+    for n in s.strace_iters:
+        path = "/tmp/strace.%d" % n
+        pair.perftest("ib_write_bw", ["-s", str(size), "-n", str(n)],
+                      timeout=600, wrap=("strace", "-f", "-c", "-o", path))
+        with open(path) as f:
+            counts.append(parsers.strace_counts(f.read()))
+    span = s.strace_iters[1] - s.strace_iters[0]
+    per = {k: (counts[1].get(k, 0) - counts[0].get(k, 0)) / span
+           for k in counts[1] if k != "total"}
+    # perftest reads the clock in its loop, and under TCG (hpet) the vDSO
+    # falls back to a real syscall; that is the app's cost, not the device's.
+    device = sum(v for k, v in per.items() if k not in CLOCK_SYSCALLS)
+    clock = sum(v for k, v in per.items() if k in CLOCK_SYSCALLS)
+    top = dict(sorted(((k, round(v, 3)) for k, v in per.items() if abs(v) > 0.005),
+                      key=lambda kv: -abs(kv[1]))[:6])
+    return {"per_wr": device, "clock_reads_per_wr": clock, "by_syscall": top,
+            "iters": list(s.strace_iters)}
+
+
+def run_scaling(w, pair, s):
+    """ib_write_bw over many QPs.  The in-flight total stays at 16384 WRs
+    (tx depth 128 per QP up to 128 QPs, then fewer per QP: perftest sizes
+    one CQ for all and rxe caps a CQ at 32767), each QP doing at least
+    8192/qps iterations."""
+    qps, size = w.params["qps"], w.params["size"]
+    depth = max(1, min(128, 16384 // qps))
+    iters = max(5, depth, 8192 // qps)
+    out, seconds, _ = pair.perftest(
+        "ib_write_bw", ["-s", str(size), "-q", str(qps), "-t", str(depth),
+                        "-n", str(iters)], timeout=900)
+    r = parsers.perftest_bw(out)
+    r.update(depth=depth, iters_per_qp=iters, seconds=seconds)
+    return r
+
+
+def run_qp_memory(w, pair, s):
+    ep = pair.server
+    cmd = ep.argv([sys.executable, os.path.join(HERE, "qp_memory.py"),
+                   ep.dev, str(w.params["count"])])
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=600)
+    if r.returncode != 0:
+        raise RunFailed(parsers._tail(r.stdout))
+    return json.loads(r.stdout.splitlines()[-1])
+
+
+def run_tcp(w, pair, s):
+    env = dict(os.environ, TMPDIR="/tmp")   # iperf3 keeps a file there
+    out, _, _ = pair.run(
+        ["iperf3", "-s", "-1", "-B", pair.server.ip, "-p", "{port}"],
+        ["iperf3", "-c", pair.server.ip, "-p", "{port}", "-t",
+         str(s.duration), "-J"], timeout=60 + s.duration, env=env)
+    return {"gbps": parsers.iperf3_gbps(out)}
+
+
+RUNNERS = {"bw": run_bw, "lat": run_lat, "cpu": run_cpu, "tcp": run_tcp,
+           "syscalls": run_syscalls, "scaling": run_scaling,
+           "qp_memory": run_qp_memory}
+
+
+def sh(cmd):
+    subprocess.run(cmd, shell=True, check=True)
+
+
+def with_loss(w, fn):
+    """netem loss on veth0's egress: the client-to-server data direction
+    of the wire path; the server's ACKs travel back unimpaired."""
+    loss = w.params.get("loss")
+    if not loss:
+        return fn()
+    sh("tc qdisc replace dev veth0 root netem loss %s" % loss)
+    try:
+        return fn()
+    finally:
+        sh("tc qdisc del dev veth0 root")
+
+
+HUNG = {}   # (path, workload, device) -> round in which it timed out
+
+
+def run_one(w, device, rnd, s, log):
+    pair = Pair(*PAIRS[(w.path, device)])
+    rec = {"workload": w.id, "path": w.path, "device": device, "round": rnd}
+    key = (w.path, w.id, device)
+    t0 = time.monotonic()
+    try:
+        if key in HUNG:     # each hang costs a whole timeout: once is enough
+            raise RunFailed("not run again: timed out in round %d" % HUNG[key])
+        rec["metrics"] = with_loss(w, lambda: RUNNERS[w.kind](w, pair, s))
+        rec["ok"] = True
+    except (RunFailed, parsers.ParseError, RuntimeError, OSError,
+            subprocess.SubprocessError, ValueError) as e:
+        rec["ok"], rec["error"] = False, str(e)[-600:]
+        if "timed out after" in rec["error"]:
+            HUNG.setdefault(key, rnd)
+    rec["seconds"] = round(time.monotonic() - t0, 1)
+    log.write(json.dumps(rec) + "\n")
+    log.flush()
+    shown = ("%.4g %s" % (rec["metrics"][w.metric], w.unit) if rec["ok"]
+             else "FAILED: " + rec["error"].splitlines()[-1][:100])
+    print("[round %d] %-8s %-14s %-30s %s (%.0fs)" % (
+        rnd, w.path, device, w.id, shown, rec["seconds"]), flush=True)
+
+
+def run_phase(workloads, s, log):
+    for rnd in range(1, s.rounds + 1):
+        for w in workloads:
+            if not w.every_round and rnd > 1:
+                continue
+            order = list(w.devices) if rnd % 2 else list(reversed(w.devices))
+            for device in order:
+                run_one(w, device, rnd, s, log)
+
+
+def describe_guest():
+    def read(p):
+        with open(p) as f:
+            return f.read().strip()
+    mem = parsers.meminfo_kib(read("/proc/meminfo"))
+    mtu = subprocess.run("ibv_devinfo -d rxe0 | sed -n 's/.*active_mtu:\\s*//p'",
+                         shell=True, stdout=subprocess.PIPE, text=True).stdout
+    return {"kernel": os.uname().release, "cpus": os.cpu_count(),
+            "mem_mib": mem["MemTotal"] // 1024,
+            "veth_mtu": int(read("/sys/class/net/veth0/mtu")),
+            "roce_active_mtu": mtu.strip(),
+            "clocksource": read("/sys/devices/system/clocksource/clocksource0/"
+                                "current_clocksource")}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--rounds", type=int)
+    ap.add_argument("--duration", type=int)
+    ap.add_argument("--volume", type=float, help="scale bandwidth run sizes")
+    ap.add_argument("--only", help="run only workloads whose id contains this")
+    a = ap.parse_args()
+    s = plan.Settings.quick() if a.quick else plan.Settings()
+    if a.rounds:
+        s.rounds = a.rounds
+    if a.duration:
+        s.duration = a.duration
+    if a.volume:
+        s.volume = a.volume
+    phases = {"loopback": plan.loopback_workloads(s), "wire": plan.wire_workloads(s)}
+    if a.only:
+        phases = {k: [w for w in v if a.only in w.id] for k, v in phases.items()}
+    meta = {"guest": describe_guest(), "settings": vars(s),
+            "workloads": [w.as_dict() for ws in phases.values() for w in ws]}
+    with open(os.path.join(OUT, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+    with open(os.path.join(OUT, "raw.jsonl"), "w") as log:
+        run_phase(phases["loopback"], s, log)
+        if phases["wire"]:
+            # rxe's socket holds UDP 4791 in this namespace: make room.
+            sh("rdma link delete rxe0 && modprobe -r rdma_rxe && "
+               "rdma link add sroce0 type sroce netdev veth0 && sleep 1")
+            run_phase(phases["wire"], s, log)
+
+
+if __name__ == "__main__":
+    main()

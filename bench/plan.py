@@ -1,0 +1,124 @@
+"""What scripts/bench measures: the workload list, shared by the in-guest
+runner (which runs it) and the report (which labels it).
+
+Paths (see README "Benchmarks"):
+  loopback  each device talks to itself on its own netdev: rxe0 on veth0
+            in the initial namespace, sroce1 on veth1 in namespace `peer`.
+            The like-for-like comparison with rxe.
+  wire      sroce0 (veth0, initial namespace) to sroce1 (veth1, `peer`)
+            across the veth pair.  sroce only: rxe in Linux 6.1 keeps its
+            UDP socket in the initial namespace, so it cannot reach a
+            device in another namespace.
+"""
+from dataclasses import dataclass, field
+
+KIB = 1024
+MIB = 1024 * KIB
+
+
+def size_label(n):
+    if n >= MIB and n % MIB == 0:
+        return "%dMiB" % (n // MIB)
+    if n >= KIB and n % KIB == 0:
+        return "%dKiB" % (n // KIB)
+    return "%dB" % n
+
+
+@dataclass
+class Workload:
+    id: str            # stable key in the JSON, e.g. "write_bw/64KiB/1qp"
+    kind: str          # how the runner runs it (see guest_runner.RUNNERS)
+    metric: str        # the headline value in the results
+    unit: str
+    higher_is_better: bool
+    path: str = "loopback"
+    devices: tuple = ("rxe", "sroce")
+    every_round: bool = True   # False: once, in round 1 (counts, slow runs)
+    also: tuple = ()           # further metrics the report shows
+    params: dict = field(default_factory=dict)
+
+    def as_dict(self):
+        return {k: getattr(self, k) for k in (
+            "id", "kind", "metric", "unit", "higher_is_better", "path",
+            "devices", "every_round", "also", "params")}
+
+
+@dataclass
+class Settings:
+    rounds: int = 3
+    duration: int = 3          # seconds per iperf3 run
+    volume: float = 1.0        # bandwidth runs move volume x 32 MiB (64 B: x 20000 messages)
+    lat_iters: int = 500
+    cpu_iters: tuple = (20, 1000)       # marginal CPU: two run lengths
+    strace_iters: tuple = (200, 1000)   # marginal syscalls: two run lengths
+    scaling_qps: tuple = (1, 8, 64, 1024, 8192)
+    memory_qps: int = 1024
+    loss: str = "1%"
+    timeout: int = 120         # per perftest client run (a hang costs this)
+
+    @classmethod
+    def quick(cls):
+        return cls(rounds=1, duration=1, volume=0.25, lat_iters=200, cpu_iters=(5, 200),
+                   strace_iters=(50, 250), scaling_qps=(1, 8), memory_qps=128,
+                   timeout=60)
+
+
+def loopback_workloads(s):
+    w = []
+    for verb in ("write", "send"):
+        for size in (64, 4 * KIB, 64 * KIB, 1 * MIB):
+            for qps in (1, 8):
+                w.append(Workload(
+                    "%s_bw/%s/%dqp" % (verb, size_label(size), qps), "bw",
+                    "gbps", "Gb/s", True,
+                    # 64 B: the message rate is the figure that matters
+                    also=("mpps",) if size == 64 else (),
+                    params=dict(tool="ib_%s_bw" % verb, size=size, qps=qps)))
+    w.append(Workload("read_bw/64KiB/1qp", "bw", "gbps", "Gb/s", True,
+                      params=dict(tool="ib_read_bw", size=64 * KIB, qps=1)))
+    for verb in ("send", "write", "read"):
+        for size in (2, 4 * KIB):
+            w.append(Workload(
+                "%s_lat/%s" % (verb, size_label(size)), "lat", "typical_us",
+                "us", False, also=("p99_us",),
+                params=dict(tool="ib_%s_lat" % verb, size=size)))
+    w.append(Workload("cpu_per_gib/write/64KiB", "cpu", "cpu_s_per_gib",
+                      "CPU s/GiB", False, also=("kernel_cpu_s_per_gib",),
+                      params=dict(size=64 * KIB)))
+    w.append(Workload("tcp/iperf3", "tcp", "gbps", "Gb/s", True,
+                      devices=("tcp-rxe-path", "tcp-sroce-path")))
+    w.append(Workload("syscalls_per_wr/write/4KiB", "syscalls", "per_wr",
+                      "syscalls/WR", False, every_round=False,
+                      params=dict(size=4 * KIB)))
+    w.append(Workload("kmem_per_qp/%d" % s.memory_qps, "qp_memory",
+                      "kib_per_qp", "KiB/QP", False, every_round=False,
+                      params=dict(count=s.memory_qps)))
+    for qps in s.scaling_qps:
+        w.append(Workload("scaling/write/4KiB/%dqp" % qps, "scaling", "gbps",
+                          "Gb/s", True, every_round=False,
+                          params=dict(size=4 * KIB, qps=qps)))
+    return w
+
+
+def wire_workloads(s):
+    only = ("sroce",)
+    w = [Workload("write_bw/64KiB/%dqp" % q, "bw", "gbps", "Gb/s", True,
+                  path="wire", devices=only,
+                  params=dict(tool="ib_write_bw", size=64 * KIB, qps=q))
+         for q in (1, 8)]
+    w.append(Workload("send_bw/64KiB/1qp", "bw", "gbps", "Gb/s", True,
+                      path="wire", devices=only,
+                      params=dict(tool="ib_send_bw", size=64 * KIB, qps=1)))
+    w.append(Workload("send_lat/2B", "lat", "typical_us", "us", False,
+                      path="wire", devices=only,
+                      also=("p99_us",), params=dict(tool="ib_send_lat", size=2)))
+    w.append(Workload("write_bw/64KiB/1qp/loss%s" % s.loss, "bw", "gbps",
+                      "Gb/s", True, path="wire", devices=only,
+                      params=dict(tool="ib_write_bw", size=64 * KIB, qps=1,
+                                  loss=s.loss)))
+    w.append(Workload("tcp/iperf3", "tcp", "gbps", "Gb/s", True, path="wire",
+                      devices=("tcp",)))
+    w.append(Workload("tcp/iperf3/loss%s" % s.loss, "tcp", "gbps", "Gb/s",
+                      True, path="wire", devices=("tcp",),
+                      params=dict(loss=s.loss)))
+    return w

@@ -1,0 +1,251 @@
+#!/usr/bin/python3
+"""Turns one scripts/bench run (meta.json + raw.jsonl from the guest) into
+the committed figures: a Markdown table, a PNG chart of the sroce/rxe
+ratios and a JSON file with every raw record.
+
+usage: report.py RUN_DIR OUT_DIR [--host-info JSON]"""
+import argparse
+import datetime
+import json
+import os
+import statistics
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests", "guest"))
+from harness import BAD_KERNEL_LOG  # noqa: E402
+
+LOOPBACK_NOTE = ("each device talks to itself on its own netdev: rxe0 on veth0 "
+                 "in the initial namespace, sroce1 on veth1 in namespace `peer`")
+WIRE_NOTE = ("sroce0 (veth0) to sroce1 (veth1, namespace `peer`) across the "
+             "veth pair; sroce only, because rxe in Linux 6.1 keeps its UDP "
+             "socket in the initial namespace and cannot reach a device in "
+             "another one")
+
+
+def load(run_dir):
+    with open(os.path.join(run_dir, "meta.json")) as f:
+        meta = json.load(f)
+    with open(os.path.join(run_dir, "raw.jsonl")) as f:
+        records = [json.loads(line) for line in f if line.strip()]
+    return meta, records
+
+
+class Summary:
+    """Medians over rounds per (path, workload, device)."""
+
+    def __init__(self, meta, records):
+        self.workloads = {(w["path"], w["id"]): w for w in meta["workloads"]}
+        self.runs = {}
+        for r in records:
+            self.runs.setdefault((r["path"], r["workload"], r["device"]), []).append(r)
+
+    def median(self, path, wid, device, metric=None):
+        w = self.workloads[(path, wid)]
+        vals = [r["metrics"][metric or w["metric"]]
+                for r in self.runs.get((path, wid, device), []) if r["ok"]]
+        return statistics.median(vals) if vals else None
+
+    def counts(self, path, wid, device):
+        rs = self.runs.get((path, wid, device), [])
+        return sum(r["ok"] for r in rs), len(rs)
+
+    def failures(self):
+        return [r for rs in self.runs.values() for r in rs if not r["ok"]]
+
+    def detail(self, path, wid, device, key):
+        """A non-numeric metric (a breakdown) from the first good run."""
+        for r in self.runs.get((path, wid, device), []):
+            if r["ok"] and key in r["metrics"]:
+                return r["metrics"][key]
+        return None
+
+
+def fmt(v, unit=""):
+    if v is None:
+        return "failed"
+    return ("%.3g" % v if abs(v) < 1000 else "%.0f" % v) + (" " + unit if unit else "")
+
+
+def ratio(a, b):
+    return a / b if a is not None and b not in (None, 0) else None
+
+
+METRIC_NAMES = {"typical_us": "typical", "p99_us": "p99", "mpps": "msg rate",
+                "kernel_cpu_s_per_gib": "kernel part", "gbps": "",
+                "cpu_s_per_gib": "", "per_wr": "", "kib_per_qp": ""}
+METRIC_UNITS = {"p99_us": "us", "mpps": "Mpps", "kernel_cpu_s_per_gib": "CPU s/GiB"}
+
+
+def comparison_rows(s):
+    """Loopback rows: (label, unit, rxe, sroce, sroce/rxe, higher_is_better)."""
+    rows = []
+    for (path, wid), w in s.workloads.items():
+        if path != "loopback" or "rxe" not in w["devices"]:
+            continue
+        for m in [w["metric"]] + list(w["also"]):
+            label = wid + (" " + METRIC_NAMES.get(m, m) if METRIC_NAMES.get(m, m) else "")
+            rxe, sroce = s.median(path, wid, "rxe", m), s.median(path, wid, "sroce", m)
+            rows.append((label, METRIC_UNITS.get(m, w["unit"]), rxe, sroce,
+                         ratio(sroce, rxe), w["higher_is_better"]))
+    return rows
+
+
+def target_rows(s):
+    lb, wire = "loopback", "wire"
+    sc = [wid for (p, wid) in s.workloads if wid.startswith("scaling/")]
+    big = max(sc, key=lambda x: int(x.split("/")[-1][:-2]), default=None)
+    loss = next((wid for (p, wid) in s.workloads if p == wire and "loss" in wid
+                 and wid.startswith("write")), None)
+    tcp_sroce = s.median(lb, "tcp/iperf3", "tcp-sroce-path")
+    rows = [
+        ("WRITE bandwidth 64 KiB, sroce/rxe (loopback)", ">= 3",
+         ratio(s.median(lb, "write_bw/64KiB/1qp", "sroce"),
+               s.median(lb, "write_bw/64KiB/1qp", "rxe")), 3, True),
+        ("WRITE bandwidth 64 KiB, sroce/TCP (loopback, same netns)", ">= 0.5",
+         ratio(s.median(lb, "write_bw/64KiB/1qp", "sroce"), tcp_sroce), 0.5, True),
+        ("WRITE bandwidth 64 KiB, sroce/TCP (wire)", ">= 0.5",
+         ratio(s.median(wire, "write_bw/64KiB/1qp", "sroce"),
+               s.median(wire, "tcp/iperf3", "tcp")), 0.5, True),
+        ("message rate 64 B, 8 QPs, sroce/rxe (loopback)", ">= 3",
+         ratio(s.median(lb, "write_bw/64B/8qp", "sroce", "mpps"),
+               s.median(lb, "write_bw/64B/8qp", "rxe", "mpps")), 3, True),
+        ("send latency 2 B (typical), sroce/rxe (loopback)", "<= 0.5",
+         ratio(s.median(lb, "send_lat/2B", "sroce"),
+               s.median(lb, "send_lat/2B", "rxe")), 0.5, False),
+        ("syscalls per WR, sroce (WRITE 4 KiB)", "<= 0.05",
+         s.median(lb, "syscalls_per_wr/write/4KiB", "sroce"), 0.05, False),
+        ("CPU per GiB, sroce/rxe (WRITE 64 KiB, loopback)", "<= 0.5",
+         ratio(s.median(lb, "cpu_per_gib/write/64KiB", "sroce"),
+               s.median(lb, "cpu_per_gib/write/64KiB", "rxe")), 0.5, False),
+    ]
+    if big:
+        rows.append(("bandwidth at %s / at 8 QPs, sroce" % big.split("/")[-1],
+                     ">= 0.8", ratio(s.median(lb, big, "sroce"),
+                                     s.median(lb, "scaling/write/4KiB/8qp", "sroce")),
+                     0.8, True))
+    if loss:
+        rows.append(("goodput under %s loss / lossless, sroce (wire)" % loss.split("loss")[-1],
+                     ">= 0.5", ratio(s.median(wire, loss, "sroce"),
+                                     s.median(wire, "write_bw/64KiB/1qp", "sroce")),
+                     0.5, True))
+    out = []
+    for label, goal, value, bound, higher in rows:
+        met = "n/a" if value is None else (
+            "yes" if (value >= bound if higher else value <= bound) else "no")
+        out.append((label, goal, fmt(value), met))
+    return out
+
+
+def markdown(meta, host, s, kernel_problems):
+    g, st = meta["guest"], meta["settings"]
+    L = ["# sroce vs rxe: latest benchmark figures", "",
+         "Written by `scripts/bench` on %s from commit `%s`; re-run with "
+         "`scripts/bench` (about 25 minutes) or `scripts/bench --quick`." % (
+             host.get("date"), host.get("commit")), "",
+         "Guest: qemu %s TCG (no KVM) on %s, %d vCPUs, %d MiB, Debian kernel %s, "
+         "veth MTU %d (RoCE active MTU %s), clocksource %s.  %d round(s), devices "
+         "alternating, medians shown.  Host load average %s: TCG guests share "
+         "the host's cores with whatever else runs, so absolute figures drift "
+         "with it; ratios from one run are what to compare." % (
+             host.get("qemu", "?"), host.get("cpu", "?"), g["cpus"], g["mem_mib"],
+             g["kernel"], g["veth_mtu"], g["roce_active_mtu"], g["clocksource"],
+             st["rounds"], host.get("load", "?")), "",
+         "![sroce advantage over rxe](ratios.png)", "",
+         "## Targets (issue 7)", "", "| figure | target | measured | met |",
+         "|---|---|---|---|"]
+    L += ["| %s | %s | %s | %s |" % r for r in target_rows(s)]
+    L += ["", "## Loopback, like for like", "", "Path: " + LOOPBACK_NOTE + ".  "
+          "Bandwidth runs are perftest (in MiB/s, which prints more digits than "
+          "`--report_gbits`; shown in Gb/s), a fixed volume per run (%.3g x 32 MiB; 64 B: %d messages); latency runs %d "
+          "iterations; CPU per GiB is the whole guest's /proc/stat busy time, "
+          "marginal between %d- and %d-iteration 64 KiB WRITE runs; syscalls "
+          "per WR are the client's (`strace -f -c`), marginal between %d and %d "
+          "WRs, without perftest's own clock reads (no vDSO clock under TCG); kernel memory per QP is the Slab + VmallocUsed growth while "
+          "%d RC QPs (128/128 WRs) exist." % (
+              st["volume"], 20000 * st["volume"], st["lat_iters"],
+              st["cpu_iters"][0], st["cpu_iters"][1], st["strace_iters"][0],
+              st["strace_iters"][1], st["memory_qps"]), "",
+          "| workload | unit | rxe | sroce | sroce/rxe | better |",
+          "|---|---|---|---|---|---|"]
+    for label, unit, rxe, sroce, r, higher in comparison_rows(s):
+        better = ("" if r is None else "same" if abs(r - 1) < 0.02 else
+                  "sroce" if (r > 1) == higher else "rxe")
+        L.append("| %s | %s | %s | %s | %s | %s |" % (
+            label, unit, fmt(rxe), fmt(sroce), fmt(r), better))
+    for dev in ("rxe", "sroce"):
+        top = s.detail("loopback", "syscalls_per_wr/write/4KiB", dev, "by_syscall")
+        if top:
+            L.append("\nSyscalls per WR on %s: %s." % (dev, ", ".join(
+                "%s %.3g" % kv for kv in top.items())))
+    L += ["", "## Wire and the TCP ceiling", "", "Wire path: " + WIRE_NOTE +
+          ".  Loss: netem on veth0's egress (the data direction).  TCP: "
+          "`iperf3` (one stream, %d s) over the same path." % st["duration"], "",
+          "| workload | path | value |", "|---|---|---|"]
+    for (path, wid), w in s.workloads.items():
+        for dev in w["devices"]:
+            if path == "loopback" and not dev.startswith("tcp"):
+                continue
+            for m in [w["metric"]] + list(w["also"]):
+                name = METRIC_NAMES.get(m, m)
+                L.append("| %s %s%s | %s | %s |" % (
+                    dev, wid, " " + name if name else "",
+                    path, fmt(s.median(path, wid, dev, m), METRIC_UNITS.get(m, w["unit"]))))
+    fails = s.failures()
+    L += ["", "## Failed runs", ""]
+    L += ["- %s %s %s round %d: %s" % (f["path"], f["device"], f["workload"],
+                                       f["round"], f["error"].strip().splitlines()[-1][:160])
+          for f in fails] or ["None."]
+    L += ["", "## Guest kernel log", ""]
+    L += ["    " + p for p in kernel_problems[:20]] or ["No warnings, oopses or BUGs."]
+    return "\n".join(L) + "\n"
+
+
+def chart(s, path, title):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    rows = [(label, r if higher else 1 / r) for label, _, _, _, r, higher
+            in comparison_rows(s) if r]
+    fig, ax = plt.subplots(figsize=(9, 0.28 * len(rows) + 1.5))
+    labels = [r[0] for r in rows][::-1]
+    vals = [r[1] for r in rows][::-1]
+    ax.barh(labels, vals, color=["tab:green" if v >= 1 else "tab:red" for v in vals])
+    ax.axvline(1, color="black", linewidth=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("sroce advantage over rxe, x (>1: sroce better; bandwidth "
+                  "sroce/rxe, latency and costs rxe/sroce)")
+    ax.set_title(title, fontsize=10)
+    ax.tick_params(axis="y", labelsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("run_dir")
+    ap.add_argument("out_dir")
+    ap.add_argument("--host-info", default="{}")
+    a = ap.parse_args()
+    meta, records = load(a.run_dir)
+    host = json.loads(a.host_info)
+    host.setdefault("date", datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"))
+    problems = []
+    dmesg = os.path.join(a.run_dir, "dmesg")
+    if os.path.exists(dmesg):
+        with open(dmesg, errors="replace") as f:
+            problems = [l.rstrip() for l in f if BAD_KERNEL_LOG.search(l)]
+    s = Summary(meta, records)
+    os.makedirs(a.out_dir, exist_ok=True)
+    with open(os.path.join(a.out_dir, "latest.md"), "w") as f:
+        f.write(markdown(meta, host, s, problems))
+    with open(os.path.join(a.out_dir, "latest.json"), "w") as f:
+        json.dump({"host": host, "meta": meta, "records": records,
+                   "kernel_problems": problems}, f, indent=1)
+    chart(s, os.path.join(a.out_dir, "ratios.png"),
+          "sroce vs rxe, loopback, %s" % host["date"])
+    print(open(os.path.join(a.out_dir, "latest.md")).read())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""Host-side checks of scripts/bench's parsers and report on captured tool
+output (tests/bench_samples), so a refactor cannot silently turn a
+failed or unparsed run into a number.  No guest, no timing."""
+import json
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import parsers  # noqa: E402
+import plan  # noqa: E402
+import report  # noqa: E402
+
+SAMPLES = os.path.join(ROOT, "tests", "bench_samples")
+
+
+def sample(name):
+    with open(os.path.join(SAMPLES, name)) as f:
+        return f.read()
+
+
+def test_bw_report_in_gbits():
+    r = parsers.perftest_bw(sample("write_bw_gbits.txt"))
+    assert r["bytes"] == 65536 and r["iterations"] == 992
+    assert r["mpps"] == pytest.approx(0.000496)
+    assert r["gbps"] == pytest.approx(0.26)
+
+
+def test_bw_small_messages_take_the_finer_message_rate():
+    # Gb/s printed as 0.01; the rate column has six decimals.
+    r = parsers.perftest_bw(sample("write_bw_64b_gbits.txt"))
+    assert r["gbps"] == pytest.approx(0.010841e6 * 64 * 8 / 1e9)
+
+
+def test_bw_report_in_megabytes():
+    r = parsers.perftest_bw(sample("write_bw_mb.txt"))
+    assert r["gbps"] == pytest.approx(r["mpps"] * 1e6 * r["bytes"] * 8 / 1e9, rel=0.01)
+
+
+@pytest.mark.parametrize("name", ["write_bw_zero_iters.txt", "write_bw_failed.txt"])
+def test_bw_failure_is_an_error_not_a_zero(name):
+    with pytest.raises(parsers.ParseError):
+        parsers.perftest_bw(sample(name))
+
+
+def test_latency_report():
+    r = parsers.perftest_lat(sample("send_lat.txt"))
+    assert (r["typical_us"], r["p99_us"], r["iterations"]) == (25.16, 7254.90, 1000)
+    with pytest.raises(parsers.ParseError):
+        parsers.perftest_lat(sample("write_bw_gbits.txt"))
+
+
+def test_latency_without_a_stdev_still_counts_but_inf_is_an_error():
+    r = parsers.perftest_lat(sample("send_lat_nan_stdev.txt"))
+    assert r["typical_us"] == 3975.51
+    with pytest.raises(parsers.ParseError):
+        parsers.perftest_lat(sample("write_lat_inf.txt"))
+
+
+def test_strace_summary():
+    c = parsers.strace_counts(sample("strace_c.txt"))
+    assert c["write"] == 2010 and c["openat"] == 91 and c["total"] == 3038
+    with pytest.raises(parsers.ParseError):
+        parsers.strace_counts("strace: exec: No such file or directory\n")
+
+
+def test_iperf3():
+    doc = {"end": {"sum_received": {"bits_per_second": 8.9e9}}}
+    assert parsers.iperf3_gbps(json.dumps(doc)) == pytest.approx(8.9)
+    for bad in ('{"error": "unable to connect to server"}', "iperf3: oops"):
+        with pytest.raises(parsers.ParseError):
+            parsers.iperf3_gbps(bad)
+
+
+def test_proc_stat_and_meminfo():
+    user, kernel = parsers.proc_stat_busy_ticks(
+        "cpu  7188 0 36463 17946 0 0 14642 0 0 0\ncpu0 1 2 3 4 5 6 7 8 9 10\n")
+    assert (user, kernel) == (7188, 36463 + 14642)
+    m = parsers.meminfo_kib("MemTotal:  3043400 kB\nMemFree: 2935096 kB\n"
+                            "Slab:  21112 kB\nHugePages_Total:       0\n")
+    assert m["Slab"] == 21112 and m["HugePages_Total"] == 0
+
+
+def fake_run(tmp_path):
+    """A two-round run: sroce twice as fast as rxe at 64 KiB, one failure."""
+    s = plan.Settings()
+    ws = [w for w in plan.loopback_workloads(s) + plan.wire_workloads(s)]
+    meta = {"guest": {"kernel": "6.1", "cpus": 2, "mem_mib": 3000, "veth_mtu": 9000,
+                      "roce_active_mtu": "4096 (5)", "clocksource": "hpet"},
+            "settings": vars(s), "workloads": [w.as_dict() for w in ws]}
+    recs = []
+    for rnd, (rxe, sroce) in enumerate([(0.1, 0.2), (0.3, 0.4)], 1):
+        for dev, v in (("rxe", rxe), ("sroce", sroce)):
+            recs.append({"workload": "write_bw/64KiB/1qp", "path": "loopback",
+                         "device": dev, "round": rnd, "ok": True,
+                         "metrics": {"gbps": v}})
+    recs.append({"workload": "send_lat/2B", "path": "loopback", "device": "sroce",
+                 "round": 1, "ok": False, "error": "client exit 1: boom"})
+    (tmp_path / "meta.json").write_text(json.dumps(meta))
+    (tmp_path / "raw.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return tmp_path
+
+
+def test_report_medians_ratios_and_failures(tmp_path):
+    meta, recs = report.load(fake_run(tmp_path))
+    s = report.Summary(meta, recs)
+    assert s.median("loopback", "write_bw/64KiB/1qp", "rxe") == pytest.approx(0.2)
+    assert s.median("loopback", "send_lat/2B", "sroce") is None
+    rows = {r[0]: r for r in report.comparison_rows(s)}
+    assert rows["write_bw/64KiB/1qp"][4] == pytest.approx(0.3 / 0.2)
+    targets = {r[0]: r for r in report.target_rows(s)}
+    bw = targets["WRITE bandwidth 64 KiB, sroce/rxe (loopback)"]
+    assert bw[2:] == ("1.5", "no")
+    md = report.markdown(meta, {"date": "today", "commit": "abc"}, s, [])
+    assert "boom" in md and "| write_bw/64KiB/1qp | Gb/s | 0.2 | 0.3 | 1.5 | sroce |" in md
+
+
+def test_report_writes_all_three_files(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    fake_run(run)
+    out = tmp_path / "docs"
+    sys.argv = ["report.py", str(run), str(out)]
+    report.main()
+    assert {p.name for p in out.iterdir()} == {"latest.md", "latest.json", "ratios.png"}
