@@ -77,6 +77,22 @@ static struct sroce_swqe *comp_wqe_for(struct sroce_qp *qp, u32 psn)
 	return NULL;
 }
 
+/*
+ * Does @psn name a request this QP sent and has not seen answered?  A
+ * response for anything else (a PSN never sent, or long acknowledged) is
+ * a ghost: acting on it would retire work the peer never received, or
+ * fail the QP on a stranger's word.
+ */
+static bool comp_psn_outstanding(struct sroce_qp *qp, u32 psn)
+{
+	return psn_after_eq(psn, qp->comp_psn) && comp_wqe_for(qp, psn);
+}
+
+static void comp_drop(struct sroce_qp *qp)
+{
+	sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
+}
+
 static void comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 			   const struct roce_pkt_info *pkt)
 {
@@ -87,13 +103,16 @@ static void comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 
 	if (psn != qp->comp_psn) {
 		/* Lost responses: ask again once; duplicates are ignored. */
-		if (psn_after(psn, qp->comp_psn))
+		if (comp_psn_outstanding(qp, psn))
 			set_bit(0, &qp->need_retransmit);
+		comp_drop(qp);
 		return;
 	}
 	s = comp_wqe_for(qp, psn);
-	if (!s || s->wqe.opcode != IB_WR_RDMA_READ)
+	if (!s || s->wqe.opcode != IB_WR_RDMA_READ) {
+		comp_drop(qp);
 		return;
+	}
 	offset = psn_diff(psn, s->first_psn) * qp->mtu;
 	if (offset + pkt->payload_len > s->length ||
 	    ((pkt->op->flags & ROCE_OPF_LAST) &&
@@ -126,12 +145,16 @@ static void comp_atomic_ack(struct sroce_qp *qp, const struct roce_pkt_info *pkt
 	u64 orig;
 	int err;
 
-	if (psn != qp->comp_psn)
+	if (psn != qp->comp_psn) {
+		comp_drop(qp);
 		return;
+	}
 	s = comp_wqe_for(qp, psn);
 	if (!s || !sroce_wr_is_rd_atomic(s->wqe.opcode) ||
-	    s->wqe.opcode == IB_WR_RDMA_READ)
+	    s->wqe.opcode == IB_WR_RDMA_READ) {
+		comp_drop(qp);
 		return;
+	}
 	orig = pkt->atmack.orig;
 	err = sroce_sgl_copy(qp->sdev, qp->ib.pd, s->sge, s->wqe.num_sge, 0,
 			     &orig, sizeof(orig), IB_ACCESS_LOCAL_WRITE,
@@ -165,6 +188,15 @@ static void comp_aeth(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	u8 syn = pkt->aeth.syndrome;
 	u32 psn = pkt->bth.psn;
 
+	/*
+	 * An ACK may repeat the last one (comp_psn - 1); an ACK beyond it and
+	 * every NAK must name an outstanding request.
+	 */
+	if (!comp_psn_outstanding(qp, psn) &&
+	    !(roce_aeth_is_ack(syn) && psn == psn_sub(qp->comp_psn, 1))) {
+		comp_drop(qp);
+		return;
+	}
 	if (roce_aeth_is_ack(syn)) {
 		comp_ack_through(qp, psn);
 		return;
@@ -205,8 +237,10 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 	enum ib_qp_state state = READ_ONCE(qp->state);
 
 	if (qp->ib.qp_type != IB_QPT_RC ||
-	    (state != IB_QPS_RTS && state != IB_QPS_SQD))
+	    (state != IB_QPS_RTS && state != IB_QPS_SQD)) {
+		comp_drop(qp);
 		return;
+	}
 
 	spin_lock_bh(&qp->sq_lock);
 	if (flags & ROCE_OPF_READ_RESP) {

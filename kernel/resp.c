@@ -462,9 +462,12 @@ static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
 	if (rc) {
 		switch (roce_psn_classify(psn, qp->epsn, ROCE_PSN_DUP_WINDOW)) {
 		case ROCE_PSN_OUT_OF_ORDER:
+			/* One NAK per gap; the rest of the gap is dropped. */
 			if (!qp->nak_pending) {
 				qp->nak_pending = true;
 				resp_nak(qp, qp->epsn, ROCE_NAK_PSN_SEQ_ERR);
+			} else {
+				sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
 			}
 			return;
 		case ROCE_PSN_DUPLICATE:
@@ -479,8 +482,10 @@ static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
 		qp->write_resid = 0;
 		qp->recv_offset = 0;
 		qp->uc_drop = !(flags & ROCE_OPF_FIRST);
-		if (qp->uc_drop)
+		if (qp->uc_drop) {
+			sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
 			return;
+		}
 		qp->epsn = psn;
 	}
 
@@ -505,11 +510,13 @@ static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
 	case 0xff:		/* UC: drop the rest of this message */
 		qp->uc_drop = true;
 		qp->epsn = psn_add(psn, 1);
+		sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
 		return;
 	default:
 		if (!rc) {
 			qp->uc_drop = true;
 			qp->epsn = psn_add(psn, 1);
+			sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
 			return;
 		}
 		resp_fatal(qp, psn, res, rc);
@@ -526,8 +533,10 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 {
 	enum ib_qp_state state = READ_ONCE(qp->state);
 
-	if (state < IB_QPS_RTR || state == IB_QPS_ERR)
+	if (state < IB_QPS_RTR || state == IB_QPS_ERR) {
+		sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
 		return;
+	}
 	spin_lock_bh(&qp->resp_lock);
 	if (qp->ib.qp_type == IB_QPT_UD || qp->ib.qp_type == IB_QPT_GSI)
 		resp_ud(qp, skb, pkt);
