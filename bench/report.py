@@ -50,6 +50,10 @@ class Summary:
         rs = self.runs.get((path, wid, device), [])
         return sum(r["ok"] for r in rs), len(rs)
 
+    def rounds(self):
+        """Rounds actually recorded (a run cut short has fewer than planned)."""
+        return max((r["round"] for rs in self.runs.values() for r in rs), default=0)
+
     def failures(self):
         return [r for rs in self.runs.values() for r in rs if not r["ok"]]
 
@@ -150,7 +154,7 @@ def markdown(meta, host, s, kernel_problems):
          "with it; ratios from one run are what to compare." % (
              host.get("qemu", "?"), host.get("cpu", "?"), g["cpus"], g["mem_mib"],
              g["kernel"], g["veth_mtu"], g["roce_active_mtu"], g["clocksource"],
-             st["rounds"], host.get("load", "?")), "",
+             s.rounds(), host.get("load", "?")), "",
          "![sroce advantage over rxe](ratios.png)", "",
          "## Targets (issue 7)", "", "| figure | target | measured | met |",
          "|---|---|---|---|"]
