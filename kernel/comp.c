@@ -269,6 +269,11 @@ enum hrtimer_restart sroce_retrans_timer(struct hrtimer *t)
 
 	if (READ_ONCE(qp->state) != IB_QPS_RTS && READ_ONCE(qp->state) != IB_QPS_SQD)
 		return HRTIMER_NORESTART;
+	if (sroce_tx_paused(qp)) {
+		/* Held back by our own stack, not lost: wait on. */
+		hrtimer_forward_now(t, ns_to_ktime(roce_ack_timeout_ns(qp->timeout)));
+		return HRTIMER_RESTART;
+	}
 	spin_lock_bh(&qp->sq_lock);
 	if (qp->comp_psn != qp->req_psn) {
 		sroce_count(qp->sdev, SROCE_CNT_TIMEOUTS, 1);
@@ -308,7 +313,8 @@ enum hrtimer_restart sroce_kick_timer(struct hrtimer *t)
 {
 	struct sroce_qp *qp = container_of(t, struct sroce_qp, kick_timer);
 
-	if (qp_sending(qp))
+	/* RTR too: a responder paces and retries its READ responses. */
+	if (qp_sending(qp) || READ_ONCE(qp->state) == IB_QPS_RTR)
 		sroce_qp_schedule_send(qp);
 	return HRTIMER_NORESTART;
 }

@@ -27,6 +27,11 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	SROCE_STAT(TX_ERRORS,		"tx_errors"),
 	SROCE_STAT(REMOTE_ACCESS_ERR,	"remote_access_errors"),
 	SROCE_STAT(COMPLETION_ERRORS,	"completion_errors"),
+	SROCE_STAT(CNP_SENT,		"cnp_sent"),
+	SROCE_STAT(CNP_RCVD,		"cnp_rcvd"),
+	SROCE_STAT(ECN_MARKED_RCVD,	"ecn_marked_rcvd"),
+	SROCE_STAT(TX_REFUSED,		"tx_refused"),
+	SROCE_STAT(TX_PAUSE_US,		"tx_pause_us"),
 };
 
 struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ib, u32 port)

@@ -101,6 +101,7 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	xa_init_flags(&sdev->mrs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sdev->srqs, XA_FLAGS_ALLOC1);
+	sroce_cc_dev_init(sdev);
 
 	mutex_lock(&sroce_devices_lock);
 	list_add_tail(&sdev->node, &sroce_devices);
@@ -120,6 +121,7 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 		ib_dealloc_device(&sdev->ib);
 		return err;
 	}
+	sroce_cc_sysfs_add(sdev);
 	pr_info("sroce: %s on %s\n", dev_name(&sdev->ib.dev), netdev_name(ndev));
 	return 0;
 }

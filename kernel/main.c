@@ -21,6 +21,9 @@ static int __init sroce_init(void)
 {
 	int err;
 
+	err = sroce_cc_module_init();
+	if (err)
+		return err;
 	sroce_wq = alloc_workqueue("sroce", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
 	if (!sroce_wq)
 		return -ENOMEM;

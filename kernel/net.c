@@ -319,12 +319,12 @@ static void sroce_put_icrc(struct sk_buff *skb, bool ipv6)
 }
 
 static int sroce_send4(struct sroce_dev *sdev, const struct sroce_av *av,
-		       struct sk_buff *skb)
+		       u8 tclass, struct sk_buff *skb)
 {
 	struct net *net = dev_net(sdev->ndev);
 	struct flowi4 fl = {
 		.flowi4_oif = sdev->ndev->ifindex,
-		.flowi4_tos = RT_TOS(av->tclass),
+		.flowi4_tos = RT_TOS(tclass),
 		.flowi4_proto = IPPROTO_UDP,
 		.daddr = av->daddr.s6_addr32[3],
 		.saddr = av->saddr.s6_addr32[3],
@@ -343,7 +343,7 @@ static int sroce_send4(struct sroce_dev *sdev, const struct sroce_av *av,
 	iph = ip_hdr(skb);
 	iph->version = 4;
 	iph->ihl = sizeof(*iph) >> 2;
-	iph->tos = av->tclass;
+	iph->tos = tclass;
 	iph->tot_len = htons(skb->len);
 	iph->frag_off = htons(IP_DF);
 	iph->ttl = av->hop_limit ? av->hop_limit : 64;
@@ -360,7 +360,7 @@ static int sroce_send4(struct sroce_dev *sdev, const struct sroce_av *av,
 
 #if IS_ENABLED(CONFIG_IPV6)
 static int sroce_send6(struct sroce_dev *sdev, const struct sroce_av *av,
-		       struct sk_buff *skb)
+		       u8 tclass, struct sk_buff *skb)
 {
 	struct net *net = dev_net(sdev->ndev);
 	struct flowi6 fl = {
@@ -368,7 +368,7 @@ static int sroce_send6(struct sroce_dev *sdev, const struct sroce_av *av,
 		.flowi6_proto = IPPROTO_UDP,
 		.daddr = av->daddr,
 		.saddr = av->saddr,
-		.flowlabel = ip6_make_flowinfo(av->tclass,
+		.flowlabel = ip6_make_flowinfo(tclass,
 					       cpu_to_be32(av->flow_label)),
 	};
 	struct dst_entry *dst;
@@ -383,7 +383,7 @@ static int sroce_send6(struct sroce_dev *sdev, const struct sroce_av *av,
 	__skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
 	ip6h = ipv6_hdr(skb);
-	ip6_flow_hdr(ip6h, av->tclass, cpu_to_be32(av->flow_label));
+	ip6_flow_hdr(ip6h, tclass, cpu_to_be32(av->flow_label));
 	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
 	ip6h->nexthdr = IPPROTO_UDP;
 	ip6h->hop_limit = av->hop_limit ? av->hop_limit : 64;
@@ -401,21 +401,32 @@ int sroce_skb_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		   u16 sport, struct sk_buff *skb)
 {
 	unsigned int roce_len = skb->len + ROCE_ICRC_LEN;
+	u8 tclass = sroce_cc_tclass(sdev, av->tclass,
+				    skb->data[0] == ROCE_OP_CNP);
 	int err;
 
 	skb_put(skb, ROCE_ICRC_LEN);
 	sroce_push_udp(skb, sport);
 	skb->dev = sdev->ndev;
-	skb->priority = rt_tos2priority(av->tclass);
+	/* DSCP / 8 is the 802.1p priority RoCE deployments map DSCP to
+	 * (26 -> 3, the usual lossless class; CNPs' 48 -> 6), so PFC
+	 * classes and priority qdisc bands see RoCE where they expect it.
+	 */
+	skb->priority = tclass >> 5;
 	skb_clear_hash(skb);
 #if IS_ENABLED(CONFIG_IPV6)
 	if (av->ipv6)
-		err = sroce_send6(sdev, av, skb);
+		err = sroce_send6(sdev, av, tclass, skb);
 	else
 #endif
-		err = sroce_send4(sdev, av, skb);
-	/* The skb is gone either way; a drop is loss the transport recovers. */
-	err = net_xmit_eval(err);
+		err = sroce_send4(sdev, av, tclass, skb);
+	/* NET_XMIT_CN is no success for us: RED and others return it for a
+	 * packet they dropped.  Resending one that was queued after all
+	 * (fq_codel's CN can mean another packet went) is a harmless
+	 * duplicate; dropping one the caller thinks sent is a loss.
+	 */
+	if (err == NET_XMIT_DROP || err == NET_XMIT_CN || err == -ENOBUFS)
+		return -EBUSY;
 	if (err) {
 		sroce_count(sdev, SROCE_CNT_TX_ERRORS, 1);
 		return err;

@@ -205,6 +205,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->rnr_timer.function = sroce_rnr_timer;
 	hrtimer_init(&qp->kick_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->kick_timer.function = sroce_kick_timer;
+	sroce_cc_qp_init(qp);
 	qp->state = IB_QPS_RESET;
 	qp->scq = to_scq(init->send_cq);
 	qp->rcq = to_scq(init->recv_cq);
@@ -299,6 +300,8 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	qp->rd_atomic_outstanding = 0;
 	qp->need_retransmit = 0;
 	qp->rnr_wait = false;
+	qp->tx_backoff = false;
+	qp->tx_paused_since = 0;
 	spin_unlock_bh(&qp->sq_lock);
 
 	if (!qp->srq) {

@@ -33,9 +33,12 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb,
 	u32 qpn = pkt->bth.dest_qpn;
 	struct sroce_qp *qp;
 
-	if (!pkey_ok(pkt->bth.pkey) || pkt->op->qpt == ROCE_QPT_CNP) {
-		/* CNPs matter once congestion control exists (reaction point). */
+	if (!pkey_ok(pkt->bth.pkey)) {
 		sroce_count(sdev, SROCE_CNT_RX_DROPPED, 1);
+		goto out;
+	}
+	if (pkt->op->qpt == ROCE_QPT_CNP) {
+		sroce_cc_cnp_recv(sdev, pkt);
 		goto out;
 	}
 	if (qpn == ROCE_QPN_MASK && pkt->op->qpt == ROCE_QPT_UD) {
@@ -47,12 +50,17 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb,
 		sroce_count(sdev, SROCE_CNT_RX_NO_QP, 1);
 		goto out;
 	}
-	if (!qp_takes(qp, pkt))
+	if (!qp_takes(qp, pkt)) {
 		sroce_count(sdev, SROCE_CNT_RX_DROPPED, 1);
-	else if (pkt->op->flags & ROCE_OPF_REQUEST)
+		goto put;
+	}
+	if (sroce_cc_skb_ce(skb))
+		sroce_cc_ce_recv(qp);
+	if (pkt->op->flags & ROCE_OPF_REQUEST)
 		sroce_resp_recv(qp, skb, pkt);
 	else
 		sroce_comp_recv(qp, skb, pkt);
+put:
 	sroce_qp_put(qp);
 out:
 	consume_skb(skb);

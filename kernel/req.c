@@ -19,8 +19,6 @@
 #define SROCE_ACKREQ_EVERY	32
 /* RC: PSNs in flight before the requester waits for ACKs. */
 #define SROCE_MAX_UNACKED_PSN	128
-/* After the local stack refused a packet, try again this much later. */
-#define SROCE_TX_BACKOFF_NS	(50 * NSEC_PER_USEC)
 
 static bool qp_is_rc(const struct sroce_qp *qp)
 {
@@ -279,6 +277,7 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 	bool is_read = s->wqe.opcode == IB_WR_RDMA_READ;
 	bool is_atomic = is_rd_atomic(s) && !is_read;
 	u32 payload = 0, hdr_len, pad;
+	const struct sroce_av *av = qp_is_ud(qp) ? &s->av : &qp->av;
 	struct sk_buff *skb;
 	bool last;
 	int err, n;
@@ -347,16 +346,15 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 		memset(dst + payload, 0, pad);
 	}
 
-	if (sroce_skb_send(qp->sdev, qp_is_ud(qp) ? &s->av : &qp->av,
-			   qp->sport, skb)) {
+	if (sroce_skb_send(qp->sdev, av, qp->sport, skb)) {
 		/* Refused locally (queue full, neighbour unresolved): not
-		 * sent, so not lost.  Send it again shortly, unchanged.
+		 * sent, so not lost.  Send it again later, unchanged.
 		 */
-		qp->tx_backoff = true;
-		hrtimer_start(&qp->kick_timer, ns_to_ktime(SROCE_TX_BACKOFF_NS),
-			      HRTIMER_MODE_REL_SOFT);
+		sroce_tx_refused(qp);
 		return -EAGAIN;
 	}
+	sroce_tx_resumed(qp);
+	sroce_cc_sent(qp, av, hdr_len + payload + pad + ROCE_ICRC_LEN);
 
 	if (is_read) {
 		qp->req_psn = psn_add(s->last_psn, 1);
@@ -483,6 +481,8 @@ static bool req_step(struct sroce_qp *qp)
 				return false;
 		}
 	}
+	if (!sroce_cc_may_send(qp))
+		return false;	/* the pacer's kick timer brings us back */
 	if (!s->npsn) {
 		/* First time on the wire: give the message its PSNs. */
 		s->first_psn = qp->req_psn;
@@ -578,6 +578,8 @@ void sroce_send_work(struct work_struct *work)
 			WRITE_ONCE(qp->sq.ctrl->notify, SROCE_SQ_NEED_DOORBELL);
 		return;
 	}
+	/* The kick timer brought us back, or new work did: try again. */
+	qp->tx_backoff = false;
 	if (state == IB_QPS_RTR) {
 		/* A responder in RTR answers READs but sends no requests. */
 		if (sroce_resp_send_reads(qp, &budget) && budget <= 0)
@@ -588,7 +590,6 @@ void sroce_send_work(struct work_struct *work)
 		return;
 	if (qp->user)
 		WRITE_ONCE(qp->sq.ctrl->notify, 0);
-	qp->tx_backoff = false;
 
 	for (;;) {
 		bool did, sleep;

@@ -607,7 +607,13 @@ static void send_read_packet(struct sroce_qp *qp, struct sroce_rd_res *r)
 		rcu_read_unlock();
 		memset(skb->data + hdr_len + len, 0, pad);
 	}
-	sroce_skb_send(qp->sdev, &qp->av, qp->sport, skb);
+	if (sroce_skb_send(qp->sdev, &qp->av, qp->sport, skb) == -EBUSY) {
+		/* Not sent, so not lost: the same response again later. */
+		sroce_tx_refused(qp);
+		return;
+	}
+	sroce_tx_resumed(qp);
+	sroce_cc_sent(qp, &qp->av, hdr_len + len + pad + ROCE_ICRC_LEN);
 	r->sent += len;
 	r->next_psn = psn_add(r->next_psn, 1);
 	if (last)
@@ -622,7 +628,8 @@ bool sroce_resp_send_reads(struct sroce_qp *qp, int *budget)
 	if (qp->ib.qp_type != IB_QPT_RC)
 		return false;
 	spin_lock_bh(&qp->resp_lock);
-	while (*budget > 0 && (r = next_read(qp))) {
+	while (*budget > 0 && !qp->tx_backoff && (r = next_read(qp)) &&
+	       sroce_cc_may_send(qp)) {
 		send_read_packet(qp, r);
 		(*budget)--;
 		did = true;

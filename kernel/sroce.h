@@ -23,6 +23,8 @@
 #include <rdma/ib_verbs.h>
 
 #include "../include/uapi/sroce-abi.h"
+#include "proto/dcqcn.h"
+#include "proto/pacer.h"
 #include "proto/wire.h"
 
 #define SROCE_PORT 1			/* the one port of every sroce device */
@@ -74,10 +76,50 @@ enum sroce_counter {
 	SROCE_CNT_TX_ERRORS,
 	SROCE_CNT_REMOTE_ACCESS_ERR,
 	SROCE_CNT_COMPLETION_ERRORS,
+	SROCE_CNT_CNP_SENT,
+	SROCE_CNT_CNP_RCVD,
+	SROCE_CNT_ECN_MARKED_RCVD,	/* CE-marked RoCE packets */
+	SROCE_CNT_TX_REFUSED,		/* packets the local stack pushed back */
+	SROCE_CNT_TX_PAUSE_US,		/* time sending stood still for that */
 	SROCE_CNT_NUM
 };
 
 struct sroce_net;
+
+/* ------------------------------------------------------------------------
+ * Congestion control (cc.c): DCQCN, pacing, ECN.  One config per device,
+ * settable under /sys/class/infiniband/<dev>/cc/; module parameters give
+ * the defaults.  The data path reads it without a lock: every field is a
+ * u32 written whole, and any mix of old and new values is valid.
+ */
+struct sroce_cc_config {
+	struct roce_dcqcn_params dcqcn;
+	u32 enable;		/* DCQCN RP + NP, and ECT on what we send */
+	u32 qp_rate_limit_kbps;	/* every QP's ceiling; 0 = none */
+	u32 burst_bytes;	/* a pacer's burst */
+	u32 cnp_dscp;		/* CNPs go out with this DSCP */
+};
+
+struct sroce_cc_dev {
+	struct mutex lock;	/* sysfs writers */
+	struct sroce_cc_config config;
+	u32 gen;		/* bumped on each change; QPs resync */
+};
+
+struct sroce_qp_cc {
+	spinlock_t lock;	/* all below: CNPs (softirq) vs the send work */
+	struct roce_dcqcn_rp rp;
+	struct roce_pacer pacer;
+	struct roce_dcqcn_np np;
+	u32 gen;		/* of the device config last applied */
+	bool paced;		/* the pacer has a rate: ask before each packet */
+	u64 tx_bytes;		/* IP bytes of data sent: per-QP share, for
+				 * `rdma resource show qp -dd` */
+	/* The measured send rate, where DCQCN's first cut starts from. */
+	unsigned long rate_mark_jiffies;
+	u64 rate_mark_bytes;
+	u32 measured_kbps;	/* over the last whole window; 0: unknown */
+};
 
 struct sroce_dev {
 	struct ib_device ib;		/* must stay first: ib_alloc_device */
@@ -95,6 +137,7 @@ struct sroce_dev {
 	atomic_t num_cq, num_pd, num_qp;	/* against the advertised limits */
 
 	atomic64_t counters[SROCE_CNT_NUM];
+	struct sroce_cc_dev cc;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ib)
@@ -360,8 +403,10 @@ void sroce_net_exit(void);
  */
 struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev, unsigned int len);
 /*
- * Adds UDP/IP headers and the ICRC and sends.  Consumes @skb.  0 or an
- * error (route or device unavailable).
+ * Adds UDP/IP headers and the ICRC and sends.  Consumes @skb.  0, -EBUSY
+ * when the local stack refused or dropped it under congestion (queue
+ * full, qdisc drop: the packet never left, send it again later), or
+ * another error (route or device unavailable).
  */
 int sroce_skb_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		   u16 sport, struct sk_buff *skb);
@@ -477,9 +522,13 @@ struct sroce_qp {
 	u8 rnr_retry_left;
 	bool rnr_wait;			/* paused by an RNR NAK */
 	bool tx_backoff;		/* the stack refused a packet: wait */
+	u64 tx_paused_since;		/* ns of the first refusal; 0: none */
+	u32 tx_backoff_ns;		/* current wait between tries */
 	struct hrtimer retrans_timer;
 	struct hrtimer rnr_timer;
-	struct hrtimer kick_timer;	/* retry after local backpressure */
+	struct hrtimer kick_timer;	/* run the send work later: local
+					 * backpressure or the pacer */
+	struct sroce_qp_cc cc;
 
 	struct work_struct send_work;
 	int cpu;			/* where send_work runs: keeps packet order */
@@ -566,6 +615,29 @@ enum hrtimer_restart sroce_rnr_timer(struct hrtimer *t);
 enum hrtimer_restart sroce_kick_timer(struct hrtimer *t);
 /* Completes the SQ and RQ with flush errors after the QP failed. */
 void sroce_flush_queues(struct sroce_qp *qp);
+
+/* backpressure.c: the local stack refused a packet / took one again. */
+void sroce_tx_refused(struct sroce_qp *qp);
+void sroce_tx_resumed(struct sroce_qp *qp);
+bool sroce_tx_paused(const struct sroce_qp *qp);
+
+/* cc.c */
+int sroce_cc_module_init(void);
+void sroce_cc_dev_init(struct sroce_dev *sdev);
+void sroce_cc_sysfs_add(struct sroce_dev *sdev);
+void sroce_cc_qp_init(struct sroce_qp *qp);
+/* Send path: may a packet go now?  If not, the kick timer is armed. */
+bool sroce_cc_may_send(struct sroce_qp *qp);
+/* A packet of @roce_len bytes (BTH through ICRC) went out to @av. */
+void sroce_cc_sent(struct sroce_qp *qp, const struct sroce_av *av,
+		   u32 roce_len);
+/* The traffic class a packet really carries: ECN bits by the config. */
+u8 sroce_cc_tclass(struct sroce_dev *sdev, u8 tclass, bool cnp);
+/* Receive path: a CNP for one of our QPs; a CE-marked packet for @qp. */
+void sroce_cc_cnp_recv(struct sroce_dev *sdev, const struct roce_pkt_info *pkt);
+bool sroce_cc_skb_ce(const struct sk_buff *skb);
+void sroce_cc_ce_recv(struct sroce_qp *qp);
+int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 
 /* ------------------------------------------------------------------------
  * device.c, verbs.c, counters.c

@@ -181,6 +181,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.destroy_qp = sroce_destroy_qp,
 	.destroy_srq = sroce_destroy_srq,
 	.disassociate_ucontext = sroce_disassociate_ucontext,
+	.fill_res_qp_entry = sroce_fill_res_qp_entry,
 	.detach_mcast = sroce_detach_mcast,
 	.get_dma_mr = sroce_get_dma_mr,
 	.get_hw_stats = sroce_get_hw_stats,

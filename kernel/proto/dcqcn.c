@@ -1,24 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "dcqcn.h"
 
-#define NS_PER_US 1000u
-
 void roce_dcqcn_default_params(struct roce_dcqcn_params *p)
 {
-	*p = (struct roce_dcqcn_params){
-		.max_rate_kbps = 100000000,	/* 100 Gb/s until told the link's */
-		.min_rate_kbps = 1000,		/* ConnectX RPG_MIN_RATE 1 Mb/s */
-		.ai_rate_kbps = 5000,		/* ConnectX RPG_AI_RATE 5 Mb/s */
-		.hai_rate_kbps = 50000,		/* ConnectX RPG_HAI_RATE 50 Mb/s */
-		.g = 4,				/* paper: 1/256 */
-		.initial_alpha = ROCE_DCQCN_ALPHA_ONE,	/* paper, ConnectX 1023/1023 */
-		.alpha_period_ns = 55 * NS_PER_US,	/* paper K */
-		.rate_period_ns = 300 * NS_PER_US,	/* ConnectX RPG_TIME_RESET */
-		.byte_reset = 32767,		/* ConnectX RPG_BYTE_RESET */
-		.fast_recovery_steps = 5,	/* paper F */
-		.rate_reduce_period_ns = 4 * NS_PER_US,	/* ConnectX monitor period */
-		.cnp_interval_ns = 50 * NS_PER_US,	/* paper N */
-	};
+	static const struct roce_dcqcn_params defaults = ROCE_DCQCN_DEFAULT_PARAMS;
+
+	*p = defaults;
 }
 
 bool roce_dcqcn_params_valid(const struct roce_dcqcn_params *p)
@@ -74,7 +61,8 @@ static u32 clamp_rate(u64 kbps, const struct roce_dcqcn_params *p)
 }
 
 bool roce_dcqcn_rp_cnp(struct roce_dcqcn_rp *rp,
-		       const struct roce_dcqcn_params *p, u64 now)
+		       const struct roce_dcqcn_params *p, u64 now,
+		       u32 current_kbps)
 {
 	u64 cut;
 
@@ -82,6 +70,8 @@ bool roce_dcqcn_rp_cnp(struct roce_dcqcn_rp *rp,
 		return false;
 	/* Pending alpha decay first, so alpha reflects the quiet time. */
 	roce_dcqcn_rp_advance(rp, p, now);
+	if (!rp->limited && current_kbps && current_kbps < rp->rc_kbps)
+		rp->rc_kbps = clamp_rate(current_kbps, p);
 	cut = ((u64)rp->rc_kbps * rp->alpha) >> 21;	/* Rc * alpha / 2 */
 	rp->rt_kbps = rp->rc_kbps;
 	rp->rc_kbps = clamp_rate(rp->rc_kbps - cut, p);
@@ -195,6 +185,18 @@ bool roce_dcqcn_rp_sent(struct roce_dcqcn_rp *rp,
 		total = p->byte_reset - 1;
 	rp->bytes = rp->limited ? (u32)total : 0;
 	return rp->rc_kbps != before;
+}
+
+int roce_dcqcn_build_cnp(u8 *buf, size_t cap, u32 dest_qpn)
+{
+	struct roce_pkt_info pi;
+
+	memset(&pi, 0, sizeof(pi));
+	pi.bth.opcode = ROCE_OP_CNP;
+	pi.bth.pkey = ROCE_DEFAULT_PKEY;
+	pi.bth.becn = true;
+	pi.bth.dest_qpn = dest_qpn;
+	return roce_build_headers(&pi, buf, cap);
 }
 
 bool roce_dcqcn_np_ce(struct roce_dcqcn_np *np,

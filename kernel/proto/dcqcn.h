@@ -13,6 +13,7 @@
 #define SROCE_PROTO_DCQCN_H
 
 #include "compat.h"
+#include "wire.h"
 
 ROCE_EXTERN_C_BEGIN
 
@@ -37,6 +38,25 @@ struct roce_dcqcn_params {
 	u32 rate_reduce_period_ns;	/* at most one cut per this */
 	u32 cnp_interval_ns;	/* NP: at most one CNP per flow per this */
 };
+
+/*
+ * The defaults as an initializer, so the kernel's module parameters can
+ * start from them statically.
+ */
+#define ROCE_DCQCN_DEFAULT_PARAMS {					\
+	.max_rate_kbps = 100000000,	/* 100 Gb/s until told the link's */ \
+	.min_rate_kbps = 1000,		/* ConnectX RPG_MIN_RATE 1 Mb/s */	\
+	.ai_rate_kbps = 5000,		/* ConnectX RPG_AI_RATE 5 Mb/s */	\
+	.hai_rate_kbps = 50000,		/* ConnectX RPG_HAI_RATE 50 Mb/s */	\
+	.g = 4,				/* paper: 1/256 */			\
+	.initial_alpha = ROCE_DCQCN_ALPHA_ONE,	/* paper; ConnectX 1023 */	\
+	.alpha_period_ns = 55000,	/* paper K = 55 us */			\
+	.rate_period_ns = 300000,	/* ConnectX RPG_TIME_RESET 300 us */	\
+	.byte_reset = 32767,		/* ConnectX RPG_BYTE_RESET */		\
+	.fast_recovery_steps = 5,	/* paper F */				\
+	.rate_reduce_period_ns = 4000,	/* ConnectX monitor period 4 us */	\
+	.cnp_interval_ns = 50000,	/* paper N = 50 us */			\
+}
 
 void roce_dcqcn_default_params(struct roce_dcqcn_params *p);
 
@@ -76,11 +96,15 @@ void roce_dcqcn_rp_init(struct roce_dcqcn_rp *rp,
 /*
  * A CNP arrived: Rt = Rc, Rc *= (1 - alpha/2) (not below min), alpha
  * grows by g, both increase counters restart.  A CNP within
- * rate_reduce_period_ns of the previous cut is ignored.  Returns true if
- * the rate was cut.
+ * rate_reduce_period_ns of the previous cut is ignored.  An RP still at
+ * full rate first drops to @current_kbps, the rate the QP was measured
+ * sending at (0: unknown), like ConnectX's RATE_TO_SET_ON_FIRST_CNP = 0:
+ * a sender far below line rate must not need many cuts to feel one.
+ * Returns true if the rate was cut.
  */
 bool roce_dcqcn_rp_cnp(struct roce_dcqcn_rp *rp,
-		       const struct roce_dcqcn_params *p, u64 now);
+		       const struct roce_dcqcn_params *p, u64 now,
+		       u32 current_kbps);
 
 /*
  * Runs the alpha and increase timers up to @now (lazily: the kernel calls
@@ -115,6 +139,14 @@ struct roce_dcqcn_np {
  */
 bool roce_dcqcn_np_ce(struct roce_dcqcn_np *np,
 		      const struct roce_dcqcn_params *p, u64 now);
+
+/*
+ * The CNP headers an NP sends, as ConnectX does: BTH opcode 0x81 with
+ * BECN set, default P_Key, PSN 0, DestQP = @dest_qpn (the QP that sent
+ * the marked data), then 16 zero bytes.  Returns the length written
+ * (ROCE_BTH_LEN + ROCE_CNP_PAD_LEN) or a negative -ROCE_PERR_*.
+ */
+int roce_dcqcn_build_cnp(u8 *buf, size_t cap, u32 dest_qpn);
 
 ROCE_EXTERN_C_END
 

@@ -4,6 +4,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <vector>
 
 #include "dcqcn.h"
 
@@ -104,7 +107,7 @@ TEST(DcqcnRp, FirstCnpHalvesAtAlphaOne)
 {
 	roce_dcqcn_params p = simple();
 	roce_dcqcn_rp rp = fresh_rp(p);
-	ASSERT_TRUE(roce_dcqcn_rp_cnp(&rp, &p, kStart));
+	ASSERT_TRUE(roce_dcqcn_rp_cnp(&rp, &p, kStart, 0));
 	EXPECT_EQ(rp.rt_kbps, 1'000'000u);
 	EXPECT_EQ(rp.rc_kbps, 500'000u);
 	// alpha = (1-g)*1 + g = 1
@@ -112,12 +115,33 @@ TEST(DcqcnRp, FirstCnpHalvesAtAlphaOne)
 	EXPECT_EQ(roce_dcqcn_rp_stage(&rp, &p), ROCE_DCQCN_FAST_RECOVERY);
 }
 
+TEST(DcqcnRp, FirstCutStartsFromTheMeasuredRate)
+{
+	roce_dcqcn_params p = simple();
+	p.rate_reduce_period_ns = 1;
+	roce_dcqcn_rp rp = fresh_rp(p);
+	ASSERT_TRUE(roce_dcqcn_rp_cnp(&rp, &p, kStart, 40'000));
+	EXPECT_EQ(rp.rt_kbps, 40'000u);
+	EXPECT_EQ(rp.rc_kbps, 20'000u);
+	// Once limited, the measurement no longer matters.
+	ASSERT_TRUE(roce_dcqcn_rp_cnp(&rp, &p, kStart + 1, 35'000));
+	EXPECT_EQ(rp.rt_kbps, 20'000u);
+	// A measurement above the line rate or below min is clamped / ignored.
+	rp = fresh_rp(p);
+	roce_dcqcn_rp_cnp(&rp, &p, kStart, 5'000'000);
+	EXPECT_EQ(rp.rt_kbps, p.max_rate_kbps);
+	rp = fresh_rp(p);
+	roce_dcqcn_rp_cnp(&rp, &p, kStart, 1);
+	EXPECT_EQ(rp.rt_kbps, p.min_rate_kbps);
+	EXPECT_EQ(rp.rc_kbps, p.min_rate_kbps);
+}
+
 TEST(DcqcnRp, CutIsRcTimesOneMinusHalfAlpha)
 {
 	roce_dcqcn_params p = simple();
 	p.initial_alpha = ROCE_DCQCN_ALPHA_ONE / 4;
 	roce_dcqcn_rp rp = fresh_rp(p);
-	ASSERT_TRUE(roce_dcqcn_rp_cnp(&rp, &p, kStart));
+	ASSERT_TRUE(roce_dcqcn_rp_cnp(&rp, &p, kStart, 0));
 	EXPECT_EQ(rp.rc_kbps, 875'000u); // 1 - 0.25/2
 	// alpha = 0.25 * (1 - 1/256) + 1/256
 	EXPECT_NEAR(alpha_of(rp), 0.25 * 255 / 256 + 1.0 / 256, 1e-5);
@@ -129,7 +153,7 @@ TEST(DcqcnRp, CutStopsAtMinRate)
 	p.rate_reduce_period_ns = 1;
 	roce_dcqcn_rp rp = fresh_rp(p);
 	for (int i = 0; i < 64; i++)
-		roce_dcqcn_rp_cnp(&rp, &p, kStart + i * 10);
+		roce_dcqcn_rp_cnp(&rp, &p, kStart + i * 10, 0);
 	EXPECT_EQ(rp.rc_kbps, p.min_rate_kbps);
 	EXPECT_GE(rp.rt_kbps, p.min_rate_kbps);
 }
@@ -138,10 +162,10 @@ TEST(DcqcnRp, CnpsWithinReducePeriodAreIgnored)
 {
 	roce_dcqcn_params p = simple();
 	roce_dcqcn_rp rp = fresh_rp(p);
-	ASSERT_TRUE(roce_dcqcn_rp_cnp(&rp, &p, kStart));
-	EXPECT_FALSE(roce_dcqcn_rp_cnp(&rp, &p, kStart + p.rate_reduce_period_ns - 1));
+	ASSERT_TRUE(roce_dcqcn_rp_cnp(&rp, &p, kStart, 0));
+	EXPECT_FALSE(roce_dcqcn_rp_cnp(&rp, &p, kStart + p.rate_reduce_period_ns - 1, 0));
 	EXPECT_EQ(rp.rc_kbps, 500'000u);
-	EXPECT_TRUE(roce_dcqcn_rp_cnp(&rp, &p, kStart + p.rate_reduce_period_ns));
+	EXPECT_TRUE(roce_dcqcn_rp_cnp(&rp, &p, kStart + p.rate_reduce_period_ns, 0));
 	EXPECT_EQ(rp.rc_kbps, 250'000u);
 	EXPECT_EQ(rp.rt_kbps, 500'000u);
 }
@@ -150,7 +174,7 @@ TEST(DcqcnRp, AlphaDecaysOncePerPeriodWithoutCnp)
 {
 	roce_dcqcn_params p = simple();
 	roce_dcqcn_rp rp = fresh_rp(p);
-	roce_dcqcn_rp_cnp(&rp, &p, kStart);
+	roce_dcqcn_rp_cnp(&rp, &p, kStart, 0);
 	roce_dcqcn_rp_advance(&rp, &p, kStart + p.alpha_period_ns - 1);
 	EXPECT_EQ(rp.alpha, ROCE_DCQCN_ALPHA_ONE);
 	roce_dcqcn_rp_advance(&rp, &p, kStart + p.alpha_period_ns);
@@ -181,7 +205,7 @@ TEST(DcqcnRp, AlphaReachesZeroAfterLongQuietWithoutLooping)
 	roce_dcqcn_rp_advance(&rp, &p, kStart + 86'400ull * 1'000'000'000);
 	EXPECT_EQ(rp.alpha, 0u);
 	// With alpha 0 a CNP cuts nothing; alpha is then exactly g.
-	roce_dcqcn_rp_cnp(&rp, &p, kStart + 86'400ull * 1'000'000'000);
+	roce_dcqcn_rp_cnp(&rp, &p, kStart + 86'400ull * 1'000'000'000, 0);
 	EXPECT_EQ(rp.rc_kbps, p.max_rate_kbps); // alpha 0: no cut
 	EXPECT_EQ(rp.alpha, p.g << 10);
 }
@@ -190,7 +214,7 @@ TEST(DcqcnRp, FastRecoveryForFirstFEventsThenAdditiveThenUnlimited)
 {
 	roce_dcqcn_params p = simple();
 	roce_dcqcn_rp rp = fresh_rp(p);
-	roce_dcqcn_rp_cnp(&rp, &p, kStart); // Rt 1000000, Rc 500000
+	roce_dcqcn_rp_cnp(&rp, &p, kStart, 0); // Rt 1000000, Rc 500000
 	u64 t = kStart;
 	u32 rc = 500'000, rt = 1'000'000;
 	for (u32 i = 0; i < p.fast_recovery_steps; i++) {
@@ -218,8 +242,8 @@ TEST(DcqcnRp, AdditiveRaisesTargetByRai)
 	p.rate_reduce_period_ns = 1;
 	roce_dcqcn_rp rp = fresh_rp(p);
 	// Two cuts: Rt = 500000, Rc = 250000, well below max.
-	roce_dcqcn_rp_cnp(&rp, &p, kStart);
-	roce_dcqcn_rp_cnp(&rp, &p, kStart + 1);
+	roce_dcqcn_rp_cnp(&rp, &p, kStart, 0);
+	roce_dcqcn_rp_cnp(&rp, &p, kStart + 1, 0);
 	ASSERT_EQ(rp.rt_kbps, 500'000u);
 	u64 t = kStart + 1;
 	for (u32 i = 0; i < p.fast_recovery_steps; i++)
@@ -243,7 +267,7 @@ TEST(DcqcnRp, HyperIncreaseNeedsBothCountersPastF)
 	p.rate_reduce_period_ns = 1;
 	roce_dcqcn_rp rp = fresh_rp(p);
 	for (int i = 0; i < 12; i++) // down to ~24 Mb/s
-		roce_dcqcn_rp_cnp(&rp, &p, kStart + i);
+		roce_dcqcn_rp_cnp(&rp, &p, kStart + i, 0);
 	u64 t = kStart + 12;
 	const u32 f = p.fast_recovery_steps;
 	// F+1 timer events: T = F+1, BC = 0 -> additive.
@@ -274,14 +298,14 @@ TEST(DcqcnRp, CnpRestartsTheCountersAndTimers)
 	roce_dcqcn_params p = simple();
 	p.byte_reset = 10'000;
 	roce_dcqcn_rp rp = fresh_rp(p);
-	roce_dcqcn_rp_cnp(&rp, &p, kStart);
+	roce_dcqcn_rp_cnp(&rp, &p, kStart, 0);
 	u64 t = kStart;
 	for (int i = 0; i < 3; i++)
 		roce_dcqcn_rp_advance(&rp, &p, t += p.rate_period_ns);
 	roce_dcqcn_rp_sent(&rp, &p, 25'000);
 	ASSERT_EQ(rp.timer_events, 3u);
 	ASSERT_EQ(rp.byte_events, 2u);
-	roce_dcqcn_rp_cnp(&rp, &p, t + 10);
+	roce_dcqcn_rp_cnp(&rp, &p, t + 10, 0);
 	EXPECT_EQ(rp.timer_events, 0u);
 	EXPECT_EQ(rp.byte_events, 0u);
 	EXPECT_EQ(rp.bytes, 0u);
@@ -293,7 +317,7 @@ TEST(DcqcnRp, ByteCounterOffNeverCounts)
 {
 	roce_dcqcn_params p = simple();
 	roce_dcqcn_rp rp = fresh_rp(p);
-	roce_dcqcn_rp_cnp(&rp, &p, kStart);
+	roce_dcqcn_rp_cnp(&rp, &p, kStart, 0);
 	EXPECT_FALSE(roce_dcqcn_rp_sent(&rp, &p, UINT32_MAX));
 	EXPECT_EQ(rp.byte_events, 0u);
 }
@@ -307,7 +331,7 @@ TEST(DcqcnRp, CatchUpIsBoundedPerCall)
 	p.rate_reduce_period_ns = 1;
 	roce_dcqcn_rp rp = fresh_rp(p);
 	for (int i = 0; i < 64; i++)
-		roce_dcqcn_rp_cnp(&rp, &p, kStart + i);
+		roce_dcqcn_rp_cnp(&rp, &p, kStart + i, 0);
 	ASSERT_EQ(rp.rt_kbps, p.min_rate_kbps);
 	const u64 later = kStart + 1'000'000 * u64(p.rate_period_ns);
 	roce_dcqcn_rp_advance(&rp, &p, later);
@@ -332,7 +356,7 @@ TEST(DcqcnRp, NoOverflowAtTheTopOfTheRange)
 	p.fast_recovery_steps = 0;
 	ASSERT_TRUE(roce_dcqcn_params_valid(&p));
 	roce_dcqcn_rp rp = fresh_rp(p);
-	roce_dcqcn_rp_cnp(&rp, &p, kStart);
+	roce_dcqcn_rp_cnp(&rp, &p, kStart, 0);
 	EXPECT_EQ(rp.rc_kbps, UINT32_MAX - (UINT32_MAX >> 1));
 	// Alternate timer and byte events: with F = 0 the stage is hyper
 	// as soon as both counted one, and i * R_HAI is far beyond a u32.
@@ -356,7 +380,7 @@ TEST(DcqcnRp, LoweringMaxRateClampsARunningRp)
 {
 	roce_dcqcn_params p = simple();
 	roce_dcqcn_rp rp = fresh_rp(p);
-	roce_dcqcn_rp_cnp(&rp, &p, kStart);
+	roce_dcqcn_rp_cnp(&rp, &p, kStart, 0);
 	p.max_rate_kbps = 100'000;
 	roce_dcqcn_rp_advance(&rp, &p, kStart + 1);
 	EXPECT_EQ(rp.rc_kbps, 100'000u);
@@ -371,7 +395,7 @@ TEST(DcqcnRp, GOfOneMakesAlphaAllOrNothing)
 	p.g = ROCE_DCQCN_G_ONE;
 	p.initial_alpha = 0;
 	roce_dcqcn_rp rp = fresh_rp(p);
-	roce_dcqcn_rp_cnp(&rp, &p, kStart);
+	roce_dcqcn_rp_cnp(&rp, &p, kStart, 0);
 	EXPECT_EQ(rp.rc_kbps, p.max_rate_kbps); // alpha was 0
 	EXPECT_EQ(rp.alpha, ROCE_DCQCN_ALPHA_ONE);
 	roce_dcqcn_rp_advance(&rp, &p, kStart + p.alpha_period_ns);
@@ -404,6 +428,31 @@ TEST(DcqcnNp, ZeroIntervalSendsForEveryMark)
 	roce_dcqcn_np np = {};
 	for (int i = 0; i < 5; i++)
 		EXPECT_TRUE(roce_dcqcn_np_ce(&np, &p, kStart));
+}
+
+// Byte for byte what a ConnectX-4 Lx sends (tests/fuzz/corpus capture),
+// up to the ICRC, which net.c adds over the IP header too.
+TEST(DcqcnCnp, MatchesConnectXCapture)
+{
+	std::ifstream f(SROCE_FUZZ_CORPUS_DIR "/cnp_connectx4.bin", std::ios::binary);
+	std::vector<u8> want((std::istreambuf_iterator<char>(f)), {});
+	ASSERT_EQ(want.size(), size_t(ROCE_BTH_LEN + ROCE_CNP_PAD_LEN + ROCE_ICRC_LEN));
+	roce_pkt_info pkt;
+	ASSERT_EQ(roce_parse(want.data(), want.size(), &pkt), 0);
+
+	u8 buf[64];
+	memset(buf, 0xa5, sizeof(buf));
+	ASSERT_EQ(roce_dcqcn_build_cnp(buf, sizeof(buf), pkt.bth.dest_qpn),
+		  int(ROCE_BTH_LEN + ROCE_CNP_PAD_LEN));
+	EXPECT_EQ(std::vector<u8>(buf, buf + ROCE_BTH_LEN + ROCE_CNP_PAD_LEN),
+		  std::vector<u8>(want.begin(), want.end() - ROCE_ICRC_LEN));
+	EXPECT_TRUE(pkt.bth.becn);
+}
+
+TEST(DcqcnCnp, TooSmallBufferIsRefused)
+{
+	u8 buf[ROCE_BTH_LEN + ROCE_CNP_PAD_LEN - 1];
+	EXPECT_LT(roce_dcqcn_build_cnp(buf, sizeof(buf), 0x11), 0);
 }
 
 } // namespace

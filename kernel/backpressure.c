@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Local backpressure, the way a PFC pause reaches a software sender: the
+ * netdev queue stops, the qdisc fills and then refuses or drops at
+ * enqueue.  A refused packet was never on the wire, so it is not lost:
+ * the send engine keeps it (rebuilds it unchanged from the WQE), stops
+ * pulling work and tries again later, backing off exponentially while
+ * the refusals go on.  Meanwhile the retransmit timer is frozen, because
+ * a packet stuck behind a local pause is not a loss either.
+ *
+ * Only the QP's send work changes this state; the retransmit timer
+ * reads it.
+ */
+#include "proto/timers.h"
+#include "sroce.h"
+
+/* First retry soon (a qdisc drains fast); double up to ~a 10G PFC pause. */
+#define SROCE_TX_BACKOFF_MIN_NS	(50 * NSEC_PER_USEC)
+#define SROCE_TX_BACKOFF_MAX_NS	(4 * NSEC_PER_MSEC)
+
+void sroce_tx_refused(struct sroce_qp *qp)
+{
+	u64 now = ktime_get_ns();
+
+	sroce_count(qp->sdev, SROCE_CNT_TX_REFUSED, 1);
+	if (!qp->tx_paused_since) {
+		WRITE_ONCE(qp->tx_paused_since, now);
+		qp->tx_backoff_ns = SROCE_TX_BACKOFF_MIN_NS;
+	} else if (qp->tx_backoff_ns < SROCE_TX_BACKOFF_MAX_NS) {
+		qp->tx_backoff_ns *= 2;
+	}
+	qp->tx_backoff = true;
+	hrtimer_start(&qp->kick_timer, ns_to_ktime(qp->tx_backoff_ns),
+		      HRTIMER_MODE_REL_SOFT);
+}
+
+void sroce_tx_resumed(struct sroce_qp *qp)
+{
+	u64 since = qp->tx_paused_since;
+
+	if (likely(!since))
+		return;
+	WRITE_ONCE(qp->tx_paused_since, 0);
+	sroce_count(qp->sdev, SROCE_CNT_TX_PAUSE_US,
+		    div_u64(ktime_get_ns() - since, NSEC_PER_USEC));
+	/* What waited behind the pause only now really leaves: give its
+	 * ACKs a whole timeout from here.
+	 */
+	if (qp->timeout && hrtimer_active(&qp->retrans_timer))
+		hrtimer_start(&qp->retrans_timer,
+			      ns_to_ktime(roce_ack_timeout_ns(qp->timeout)),
+			      HRTIMER_MODE_REL_SOFT);
+}
+
+bool sroce_tx_paused(const struct sroce_qp *qp)
+{
+	return READ_ONCE(qp->tx_paused_since) != 0;
+}
