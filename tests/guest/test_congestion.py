@@ -1,0 +1,203 @@
+"""Congestion control in the guest: DCQCN under incast, local
+backpressure (a qdisc that holds the queue, like a PFC pause), and per-QP
+pacing accuracy.  Everything sroce1 (namespace peer) sends leaves through
+veth1, whose egress is the bottleneck these tests shape with tc.
+
+These check the mechanisms (CNPs flow, the flows share fairly, a pause
+costs no timeout, a limited QP holds its rate), not speed."""
+import json
+import os
+import re
+
+import pytest
+
+from cc_sampler import root_drops
+from verbs_apps import CLIENT_IP, SERVER_IP, gid_index
+
+SAMPLER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cc_sampler.py")
+CC = "/sys/class/infiniband/%s/cc/%s"
+DEVS = ("sroce0", "sroce1")
+# QP local ACK timeout 2^18 * 4.096 us ~ 1 s: the TCG guest on a busy
+# host stalls for tens of ms at times; these tests are about congestion,
+# not about how fast a lost packet is noticed.
+QP_TIMEOUT = 18
+BOTTLENECK = "10mbit"
+# DCQCN's defaults are tuned for a datacenter's ~10 us round trip.  Here a
+# round trip through the 10 Mbit/s queue and a TCG guest is ~10-50 ms, so
+# the timers are scaled to it, as an operator would for a slow path; every
+# one of them is an ordinary run-time setting.
+SLOW_PATH_DCQCN = {
+    "rate_period_ns": 100_000_000,
+    "alpha_period_ns": 10_000_000,
+    "cnp_interval_ns": 10_000_000,
+    "rate_reduce_period_ns": 10_000_000,
+    "ai_rate_kbps": 250,
+    "hai_rate_kbps": 1000,
+    "byte_reset": 512_000,
+    "min_rate_kbps": 500,
+}
+
+
+@pytest.fixture(scope="module")
+def gids(guest):
+    return (gid_index(guest, "sroce0", CLIENT_IP),
+            gid_index(guest, "sroce1", SERVER_IP))
+
+
+@pytest.fixture(autouse=True)
+def _restore(guest):
+    """Every test leaves the default settings and no qdisc behind."""
+    yield
+    guest.run("ip netns exec peer tc qdisc del dev veth1 root 2>/dev/null; "
+              "for d in sroce0 sroce1; do cd /sys/class/infiniband/$d/cc && "
+              "for f in *; do cat /sys/module/sroce/parameters/cc_$f > $f; done; done",
+              check=True)
+
+
+def counters(guest, dev):
+    out = guest.run("rdma statistic show link %s/1" % dev, check=True).stdout
+    return {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", out)}
+
+
+def all_counters(guest):
+    return {d: counters(guest, d) for d in DEVS}
+
+
+def delta(before, after):
+    return {d: {k: after[d][k] - before[d][k] for k in after[d]} for d in after}
+
+
+def set_cc(guest, name, value, devs=DEVS):
+    guest.run("; ".join("echo %s > %s" % (value, CC % (d, name)) for d in devs),
+              check=True)
+
+
+def qdisc_stats(guest):
+    out = guest.run("ip netns exec peer tc -s qdisc show dev veth1", check=True).stdout
+    marked = sum(int(x) for x in re.findall(r"marked (\d+)", out))
+    return {"dropped": root_drops(out), "marked": marked, "text": out}
+
+
+def jain(xs):
+    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
+
+
+def write_bw(guest, gids, args, sampler_args=None, during="", timeout=240):
+    """ib_write_bw from peer (sroce1) to sroce0.  Meanwhile the sampler
+    (if asked for) measures in the guest and `during` runs in the
+    background; returns (perftest rc, its output, the sampler's JSON)."""
+    perf = "ib_write_bw -F -s 65536 -u %d %s" % (QP_TIMEOUT, args)
+    sample = ("/usr/bin/python3 %s %s >/tmp/cc-sample.json; " % (SAMPLER, sampler_args)
+              if sampler_args else "echo >/tmp/cc-sample.json; ")
+    script = (
+        "timeout {t} {perf} -d sroce0 -x {g0} >/tmp/cc-srv.log 2>&1 & srv=$!; "
+        "for i in $(seq 100); do ss -Hltn 'sport = :18515' | grep -q . && break; "
+        "sleep 0.2; done; "
+        "ip netns exec peer timeout {t} {perf} -d sroce1 -x {g1} {ip} "
+        ">/tmp/cc-cli.log 2>&1 & cli=$!; {during}{sample}"
+        "wait $cli; crc=$?; wait $srv; src=$?; wait; "
+        "cat /tmp/cc-cli.log; echo \"server=$src client=$crc\"; "
+        "echo SAMPLE $(cat /tmp/cc-sample.json); [ $src = 0 ] && [ $crc = 0 ]"
+    ).format(t=timeout - 30, perf=perf, g0=gids[0], g1=gids[1], ip=CLIENT_IP,
+             during="(%s) & " % during if during else "", sample=sample)
+    r = guest.run(script, timeout=timeout)
+    text = r.stdout.rsplit("SAMPLE ", 1)[-1].strip()
+    return r.rc, r.output, json.loads(text) if text.startswith("{") else None
+
+
+def test_settings_are_checked(guest):
+    """cc/ files read back what was written; nonsense is refused with
+    EINVAL and leaves the old value; module parameters give defaults."""
+    r = guest.run("cat /sys/module/sroce/parameters/cc_enable "
+                  "/sys/module/sroce/parameters/cc_g " + CC % ("sroce0", "g"),
+                  check=True)
+    assert r.stdout.split() == ["1", "4", "4"], r
+    for name, bad in (("g", "0"), ("g", "1025"), ("enable", "2"),
+                      ("min_rate_kbps", "200000000"), ("byte_reset", "5"),
+                      ("cnp_dscp", "64"), ("alpha_period_ns", "abc")):
+        r = guest.run("echo %s > %s" % (bad, CC % ("sroce0", name)))
+        assert r.rc != 0 and "Invalid argument" in r.stderr, (name, bad, r)
+    r = guest.run("echo 16 > {g} && cat {g} && echo 4 > {g} && cat {g}".format(
+        g=CC % ("sroce0", "g")), check=True)
+    assert r.stdout.split() == ["16", "4"], r
+
+
+def test_incast_dcqcn_on_vs_off(guest, gids):
+    """4 RC QPs from peer into sroce0 through a 10 Mbit/s RED/ECN queue on
+    veth1, 10 s each way.  With DCQCN, CE marks turn into CNPs, the queue
+    drops (almost) nothing and the QPs share fairly; without it the queue
+    drops far more."""
+    guest.run(
+        "ip netns exec peer tc qdisc add dev veth1 root handle 1: htb default 1 && "
+        "ip netns exec peer tc class add dev veth1 parent 1: classid 1:1 htb "
+        "rate {b} ceil {b} && "
+        "ip netns exec peer tc qdisc add dev veth1 parent 1:1 handle 10: red "
+        "limit 200000 min 15000 max 45000 avpkt 1100 burst 15 ecn "
+        "bandwidth {b} probability 0.5".format(b=BOTTLENECK), check=True)
+    for name, value in SLOW_PATH_DCQCN.items():
+        set_cc(guest, name, value)
+    results = {}
+    for mode in ("on", "off"):
+        set_cc(guest, "enable", 1 if mode == "on" else 0)
+        c0, q0 = all_counters(guest), qdisc_stats(guest)
+        rc, out, sample = write_bw(guest, gids, "-q 4 -D 16", "qp-bytes sroce1 3 10")
+        c, q1 = delta(c0, all_counters(guest)), qdisc_stats(guest)
+        assert rc == 0, out
+        assert sample and len(sample["qps"]) == 4, out
+        shares = sorted(sample["qps"].values())
+        results[mode] = dict(
+            jain=jain(shares), mbit=[round(x * 8 / 10 / 1e6, 2) for x in shares],
+            drops=q1["dropped"] - q0["dropped"], window_drops=sample["drops"],
+            window_packets=sum(shares) // 1100, marks=q1["marked"] - q0["marked"],
+            cnp_sent=c["sroce0"]["cnp_sent"], cnp_rcvd=c["sroce1"]["cnp_rcvd"],
+            retransmits=c["sroce1"]["retransmits"], timeouts=c["sroce1"]["timeouts"],
+            refused=c["sroce1"]["tx_refused"], packets=c["sroce1"]["tx_packets"])
+    print("incast", json.dumps(results, indent=1))
+    on, off = results["on"], results["off"]
+    assert on["cnp_sent"] > 0 and on["cnp_rcvd"] > 0 and on["marks"] > 0, results
+    assert off["cnp_sent"] == 0 and off["marks"] == 0, results
+    assert on["jain"] >= 0.9, results
+    # Measured over the 10 s window: the start, when every QP sends its
+    # first window at full speed before any CNP can come back, is not
+    # what DCQCN controls.
+    assert on["window_drops"] <= on["window_packets"] // 100, results
+    assert off["window_drops"] >= 10 * max(on["window_drops"], 1), results
+    assert off["drops"] >= 10 * on["drops"], results
+
+
+def test_pause_costs_no_timeout(guest, gids):
+    """A plug qdisc holds veth1's queue for 3 s (as a PFC pause holds a
+    NIC queue) in the middle of a transfer: sroce stops, resumes, and no
+    retransmit timer fires and no completion fails."""
+    guest.run("ip netns exec peer tc qdisc add dev veth1 root plug limit 32768 && "
+              "ip netns exec peer tc qdisc change dev veth1 root plug release_indefinite",
+              check=True)
+    c0 = all_counters(guest)
+    plug = "ip netns exec peer tc qdisc change dev veth1 root plug "
+    rc, out, _ = write_bw(guest, gids, "-D 14", during=(
+        "sleep 6; %sblock; sleep 3; %srelease_indefinite" % (plug, plug)))
+    c = delta(c0, all_counters(guest))
+    print("pause", json.dumps({d: {k: c[d][k] for k in (
+        "tx_packets", "tx_refused", "tx_pause_us", "retransmits", "timeouts",
+        "completion_errors")} for d in DEVS}))
+    assert rc == 0, out
+    assert c["sroce1"]["tx_pause_us"] >= 2_000_000, c
+    assert c["sroce1"]["timeouts"] == 0 and c["sroce0"]["timeouts"] == 0, c
+    assert c["sroce1"]["completion_errors"] == 0, c
+    assert "BW average" in out, out
+
+
+@pytest.mark.parametrize("kbps", [3000, 8000])
+def test_qp_rate_limit_holds_within_5_percent(guest, gids, kbps):
+    """One QP capped through cc/qp_rate_limit_kbps sends at that rate
+    (IP bytes on the wire) within 5% over 5 s.  The burst is raised to
+    128 KiB: it is the lateness the pacer can make up for, and a TCG vCPU
+    on a busy host is descheduled for tens of ms at a time."""
+    set_cc(guest, "qp_rate_limit_kbps", kbps, devs=("sroce1",))
+    set_cc(guest, "burst_bytes", 131072, devs=("sroce1",))
+    rc, out, sample = write_bw(guest, gids, "-D 10", "dev-rate sroce1 3 5")
+    assert rc == 0, out
+    rate = sample["bits_per_second"] / 1000
+    print("pacing", kbps, "kbit/s configured, measured", round(rate, 1),
+          "error %.2f%%" % (100 * (rate - kbps) / kbps))
+    assert abs(rate - kbps) <= 0.05 * kbps, (rate, kbps, out)
