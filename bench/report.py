@@ -41,7 +41,11 @@ class Summary:
             self.runs.setdefault((r["path"], r["workload"], r["device"]), []).append(r)
 
     def median(self, path, wid, device, metric=None):
+        """Median of the good runs; None if all failed, NOT_RUN if none
+        was recorded (a run cut short)."""
         w = self.workloads[(path, wid)]
+        if not self.runs.get((path, wid, device)):
+            return NOT_RUN
         vals = [r["metrics"][metric or w["metric"]]
                 for r in self.runs.get((path, wid, device), []) if r["ok"]]
         return statistics.median(vals) if vals else None
@@ -65,13 +69,20 @@ class Summary:
         return None
 
 
+NOT_RUN = "not run"
+
+
 def fmt(v, unit=""):
     if v is None:
         return "failed"
+    if v is NOT_RUN:
+        return v
     return ("%.3g" % v if abs(v) < 1000 else "%.0f" % v) + (" " + unit if unit else "")
 
 
 def ratio(a, b):
+    if NOT_RUN in (a, b):
+        return NOT_RUN
     return a / b if a is not None and b not in (None, 0) else None
 
 
@@ -135,7 +146,7 @@ def target_rows(s):
                      0.5, True))
     out = []
     for label, goal, value, bound, higher in rows:
-        met = "n/a" if value is None else (
+        met = "n/a" if value in (None, NOT_RUN) else (
             "yes" if (value >= bound if higher else value <= bound) else "no")
         out.append((label, goal, fmt(value), met))
     return out
@@ -145,7 +156,8 @@ def markdown(meta, host, s, kernel_problems):
     g, st = meta["guest"], meta["settings"]
     L = ["# sroce vs rxe: latest benchmark figures", "",
          "Written by `scripts/bench` on %s from commit `%s`; re-run with "
-         "`scripts/bench` (about 25 minutes) or `scripts/bench --quick`." % (
+         "`scripts/bench` (about 30 minutes on an idle host, far longer on a "
+         "busy one) or `scripts/bench --quick`." % (
              host.get("date"), host.get("commit")), "",
          "Guest: qemu %s TCG (no KVM) on %s, %d vCPUs, %d MiB, Debian kernel %s, "
          "veth MTU %d (RoCE active MTU %s), clocksource %s.  %d round(s), devices "
@@ -173,7 +185,7 @@ def markdown(meta, host, s, kernel_problems):
           "| workload | unit | rxe | sroce | sroce/rxe | better |",
           "|---|---|---|---|---|---|"]
     for label, unit, rxe, sroce, r, higher in comparison_rows(s):
-        better = ("" if r is None else "same" if abs(r - 1) < 0.02 else
+        better = ("" if r in (None, NOT_RUN) else "same" if abs(r - 1) < 0.02 else
                   "sroce" if (r > 1) == higher else "rxe")
         L.append("| %s | %s | %s | %s | %s | %s |" % (
             label, unit, fmt(rxe), fmt(sroce), fmt(r), better))
@@ -201,7 +213,11 @@ def markdown(meta, host, s, kernel_problems):
                                        f["round"], f["error"].strip().splitlines()[-1][:160])
           for f in fails] or ["None."]
     L += ["", "## Guest kernel log", ""]
-    L += ["    " + p for p in kernel_problems[:20]] or ["No warnings, oopses or BUGs."]
+    if kernel_problems is None:
+        L.append("Not saved: the guest was stopped before it ended.")
+    else:
+        L += (["    " + p for p in kernel_problems[:20]] or
+              ["No warnings, oopses or BUGs."])
     return "\n".join(L) + "\n"
 
 
@@ -210,7 +226,7 @@ def chart(s, path, title):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     rows = [(label, r if higher else 1 / r) for label, _, _, _, r, higher
-            in comparison_rows(s) if r]
+            in comparison_rows(s) if r not in (None, NOT_RUN) and r > 0]
     fig, ax = plt.subplots(figsize=(9, 0.28 * len(rows) + 1.5))
     labels = [r[0] for r in rows][::-1]
     vals = [r[1] for r in rows][::-1]
@@ -234,7 +250,7 @@ def main():
     meta, records = load(a.run_dir)
     host = json.loads(a.host_info)
     host.setdefault("date", datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"))
-    problems = []
+    problems = None     # vm-run saves the log only when the guest ends well
     dmesg = os.path.join(a.run_dir, "dmesg")
     if os.path.exists(dmesg):
         with open(dmesg, errors="replace") as f:

@@ -108,6 +108,7 @@ def test_report_medians_ratios_and_failures(tmp_path):
     s = report.Summary(meta, recs)
     assert s.median("loopback", "write_bw/64KiB/1qp", "rxe") == pytest.approx(0.2)
     assert s.median("loopback", "send_lat/2B", "sroce") is None
+    assert s.median("wire", "tcp/iperf3", "tcp") is report.NOT_RUN
     rows = {r[0]: r for r in report.comparison_rows(s)}
     assert rows["write_bw/64KiB/1qp"][4] == pytest.approx(0.3 / 0.2)
     targets = {r[0]: r for r in report.target_rows(s)}
