@@ -20,7 +20,6 @@
  * LOCAL_INV of the previous key is still queued.
  */
 #include <linux/highmem.h>
-#include <linux/random.h>
 #include <linux/scatterlist.h>
 #include <rdma/ib_umem.h>
 
@@ -28,11 +27,25 @@
 #include "sroce.h"
 
 #define SROCE_MR_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ | \
-			 IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)
+			 IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC | \
+			 IB_ACCESS_MW_BIND)
 
-static u32 sroce_key(u32 index, u8 variant)
+int sroce_key_reserve(struct sroce_dev *sdev, u32 *index)
 {
-	return index << 8 | variant;
+	/*
+	 * A random index (the first free one from a random point), so that
+	 * the key of the next registration cannot be guessed from this one's:
+	 * about 18 random index bits and the 8-bit variant.  MRs and windows
+	 * share the table, each within its own limit (num_mr, num_mw).
+	 */
+	u32 start = get_random_u32_inclusive(1, SROCE_MAX_MR + SROCE_MAX_MW);
+	int err = xa_alloc_cyclic(&sdev->mrs, index, NULL,
+				  XA_LIMIT(1, SROCE_MAX_MR + SROCE_MAX_MW),
+				  &start, GFP_KERNEL);
+
+	if (err < 0)
+		return err == -EBUSY ? -ENOMEM : err;
+	return 0;
 }
 
 /*
@@ -42,22 +55,21 @@ static u32 sroce_key(u32 index, u8 variant)
 static int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr,
 			    struct ib_pd *pd)
 {
-	u32 index, start;
+	u32 index;
 	void *old;
 	int err;
 
-	/*
-	 * A random index (the first free one from a random point), so that
-	 * the key of the next registration cannot be guessed from this one's:
-	 * 18 random index bits and the 8-bit variant.
-	 */
-	start = get_random_u32_inclusive(1, SROCE_MAX_MR);
-	err = xa_alloc_cyclic(&sdev->mrs, &index, NULL,
-			      XA_LIMIT(1, SROCE_MAX_MR), &start, GFP_KERNEL);
-	if (err < 0)
-		return err == -EBUSY ? -ENOMEM : err;
+	if (atomic_inc_return(&sdev->num_mr) > SROCE_MAX_MR) {
+		atomic_dec(&sdev->num_mr);
+		return -ENOMEM;
+	}
+	err = sroce_key_reserve(sdev, &index);
+	if (err) {
+		atomic_dec(&sdev->num_mr);
+		return err;
+	}
 
-	mr->key = sroce_key(index, get_random_u32() & 0xff);
+	mr->key = sroce_new_key(index);
 	mr->ib.lkey = mr->key;
 	mr->ib.rkey = mr->key;
 	/* ib_core sets the same after we return; checks need it before. */
@@ -67,6 +79,7 @@ static int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr,
 	old = xa_store(&sdev->mrs, index, mr, GFP_KERNEL);
 	if (xa_is_err(old)) {
 		xa_erase(&sdev->mrs, index);
+		atomic_dec(&sdev->num_mr);
 		return xa_err(old);
 	}
 	return 0;
@@ -251,7 +264,15 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct sroce_mr *mr = to_smr(ibmr);
 	struct sroce_dev *sdev = to_sdev(ibmr->device);
 
+	/*
+	 * IBA 10.6.7.2.6: not while windows are bound to it.  From here on
+	 * no bind can take it (sroce_mr_get_bind() fails).  ib_core's
+	 * cleanup of a dying process retries after its windows are gone.
+	 */
+	if (atomic_cmpxchg(&mr->mw_binds, 0, -1) != 0)
+		return -EBUSY;
 	xa_erase(&sdev->mrs, mr->key >> 8);
+	atomic_dec(&sdev->num_mr);
 
 	if (mr->kind != SROCE_MR_USER) {
 		kfree_rcu(mr, rcu);
@@ -267,7 +288,7 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 
 struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key)
 {
-	struct sroce_mr *mr = xa_load(&sdev->mrs, key >> 8);
+	struct sroce_mr *mr = sroce_key_entry_mr(xa_load(&sdev->mrs, key >> 8));
 
 	/* The variant must match too: a stale key misses. */
 	if (!mr || READ_ONCE(mr->key) != key)
@@ -462,7 +483,7 @@ int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
 		return -EINVAL;
 
 	rcu_read_lock();
-	mr = xa_load(&sdev->mrs, key >> 8);
+	mr = sroce_key_entry_mr(xa_load(&sdev->mrs, key >> 8));
 	if (mr && mr->kind == SROCE_MR_FAST && mr->ib.pd == pd &&
 	    !READ_ONCE(mr->valid) && sroce_fast_mapped(mr)) {
 		/* Latch what ib_map_mr_sg() left in the ib_mr. */
@@ -481,9 +502,9 @@ int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
 }
 
 /*
- * LOCAL_INV and SEND_WITH_INV.  Only FAST MRs can be invalidated (IBTA
- * allows it for fast-registered MRs and type 2 memory windows, which sroce
- * does not have).  A reader that checked the MR just before still finishes
+ * LOCAL_INV and SEND_WITH_INV of an MR (windows: sroce_key_invalidate()).
+ * Only FAST MRs can be invalidated (IBTA allows it for fast-registered MRs
+ * and type 2 memory windows).  A reader that checked the MR just before still finishes
  * its one copy (at most a packet).  Invalidating an invalid MR is allowed.
  */
 int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)

@@ -35,6 +35,13 @@ static bool is_rd_atomic(const struct sroce_swqe *s)
 	return sroce_wr_is_rd_atomic(s->wqe.opcode);
 }
 
+/* Work requests that execute locally, without going to the wire. */
+static bool is_local_op(u32 opcode)
+{
+	return opcode == IB_WR_LOCAL_INV || opcode == IB_WR_REG_MR ||
+	       opcode == IB_WR_BIND_MW;
+}
+
 static bool opcode_allowed(const struct sroce_qp *qp, u32 opcode)
 {
 	switch (opcode) {
@@ -53,6 +60,8 @@ static bool opcode_allowed(const struct sroce_qp *qp, u32 opcode)
 		return !qp_is_ud(qp);
 	case IB_WR_REG_MR:
 		return !qp->user && !qp_is_ud(qp);
+	case IB_WR_BIND_MW:		/* windows are a user-space feature */
+		return qp->user && !qp_is_ud(qp);
 	default:
 		return false;
 	}
@@ -74,6 +83,8 @@ enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode)
 		return IB_WC_LOCAL_INV;
 	case IB_WR_REG_MR:
 		return IB_WC_REG_MR;
+	case IB_WR_BIND_MW:
+		return IB_WC_BIND_MW;
 	default:
 		return IB_WC_SEND;
 	}
@@ -100,6 +111,13 @@ static void sq_take_user_wqe(struct sroce_qp *qp, u32 index)
 
 	if (!opcode_allowed(qp, w->opcode)) {
 		s->status = IB_WC_LOC_QP_OP_ERR;
+		return;
+	}
+	if (is_local_op(w->opcode)) {
+		/* No payload: whatever the slot holds past the header is ignored. */
+		w->num_sge = 0;
+		w->inline_len = 0;
+		w->send_flags &= ~IB_SEND_INLINE;
 		return;
 	}
 	if (w->send_flags & IB_SEND_INLINE) {
@@ -380,15 +398,24 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 /* Local operations complete in order, without going to the wire. */
 static void req_local_op(struct sroce_qp *qp, struct sroce_swqe *s)
 {
-	int err = 0;
+	u8 status = IB_WC_SUCCESS;
 
-	if (s->wqe.opcode == IB_WR_LOCAL_INV)
-		err = sroce_mr_invalidate(qp->sdev, qp->ib.pd, s->wqe.imm_data);
-	else if (s->wqe.opcode == IB_WR_REG_MR)
-		err = sroce_mr_fast_reg(qp->sdev, qp->ib.pd, s->reg_key,
-					s->reg_key, s->reg_access);
-	if (err) {
-		req_fail(qp, s, IB_WC_MW_BIND_ERR);
+	switch (s->wqe.opcode) {
+	case IB_WR_LOCAL_INV:
+		if (sroce_key_invalidate(qp, s->wqe.imm_data, false))
+			status = IB_WC_MW_BIND_ERR;
+		break;
+	case IB_WR_REG_MR:
+		if (sroce_mr_fast_reg(qp->sdev, qp->ib.pd, s->reg_key,
+				      s->reg_key, s->reg_access))
+			status = IB_WC_MW_BIND_ERR;
+		break;
+	case IB_WR_BIND_MW:
+		status = sroce_mw_bind(qp, &s->wqe);
+		break;
+	}
+	if (status != IB_WC_SUCCESS) {
+		req_fail(qp, s, status);
 		return;
 	}
 	s->state = SROCE_SWQE_DONE;
@@ -464,7 +491,7 @@ static bool req_step(struct sroce_qp *qp)
 		req_fail(qp, s, s->status);
 		return true;
 	}
-	if (s->wqe.opcode == IB_WR_LOCAL_INV || s->wqe.opcode == IB_WR_REG_MR) {
+	if (is_local_op(s->wqe.opcode)) {
 		req_local_op(qp, s);
 		return true;
 	}

@@ -159,11 +159,11 @@ static void resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 
 /* ---- RC and UC requests ------------------------------------------------------ */
 
-/* Checks a remote access; returns a NAK code or 0. */
+/* Checks a remote access (rkey of an MR or window); a NAK code or 0. */
 static u8 resp_check_remote(struct sroce_qp *qp, u32 rkey, u64 va, u64 len,
 			    int access)
 {
-	struct sroce_mr *mr;
+	u64 mr_va;
 	u8 nak = 0;
 
 	if (!(qp->access & access))
@@ -171,28 +171,28 @@ static u8 resp_check_remote(struct sroce_qp *qp, u32 rkey, u64 va, u64 len,
 	if (!len)
 		return 0;
 	rcu_read_lock();
-	mr = sroce_mr_lookup(qp->sdev, rkey);
-	if (!mr || sroce_mr_check(mr, qp->ib.pd, va, len, access))
+	if (!sroce_rkey_resolve(qp, rkey, va, len, access, &mr_va))
 		nak = ROCE_NAK_REM_ACCESS_ERR;
 	rcu_read_unlock();
 	return nak;
 }
 
-/* Copies payload into the MR named by @rkey, checked again (it may be gone). */
+/* Copies payload to @rkey's memory, checked again (it may be gone). */
 static u8 resp_write_data(struct sroce_qp *qp, u32 rkey, u64 va,
 			  const void *data, u32 len)
 {
 	struct sroce_mr *mr;
+	u64 mr_va;
 	u8 nak = 0;
 
 	if (!len)
 		return 0;
 	rcu_read_lock();
-	mr = sroce_mr_lookup(qp->sdev, rkey);
-	if (!mr || sroce_mr_check(mr, qp->ib.pd, va, len, IB_ACCESS_REMOTE_WRITE))
+	mr = sroce_rkey_resolve(qp, rkey, va, len, IB_ACCESS_REMOTE_WRITE, &mr_va);
+	if (!mr)
 		nak = ROCE_NAK_REM_ACCESS_ERR;
 	else
-		sroce_mr_copy(mr, va, (void *)data, len, SROCE_TO_MR);
+		sroce_mr_copy(mr, mr_va, (void *)data, len, SROCE_TO_MR);
 	rcu_read_unlock();
 	return nak;
 }
@@ -247,7 +247,7 @@ static u8 resp_send_data(struct sroce_qp *qp, struct sk_buff *skb,
 			wc.ex.imm_data = (__force __be32)pkt->imm_be;
 		}
 		if (flags & ROCE_OPF_INV) {
-			if (sroce_mr_invalidate(qp->sdev, qp->ib.pd, pkt->ieth_rkey))
+			if (sroce_key_invalidate(qp, pkt->ieth_rkey, true))
 				wc.status = IB_WC_REM_INV_REQ_ERR;
 			wc.wc_flags |= IB_WC_WITH_INVALIDATE;
 			wc.ex.invalidate_rkey = pkt->ieth_rkey;
@@ -368,7 +368,7 @@ static u8 resp_atomic(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	struct sroce_rd_res *r;
 	struct sroce_mr *mr;
 	struct page *page;
-	u64 *p, orig;
+	u64 *p, orig, mr_va;
 	u8 nak;
 
 	if (a->va & 7)
@@ -380,13 +380,14 @@ static u8 resp_atomic(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 		return ROCE_NAK_INVALID_REQ;
 
 	rcu_read_lock();
-	mr = sroce_mr_lookup(qp->sdev, a->rkey);
-	if (!mr || sroce_mr_check(mr, qp->ib.pd, a->va, 8,
-				  IB_ACCESS_REMOTE_ATOMIC)) {
+	mr = sroce_rkey_resolve(qp, a->rkey, a->va, 8, IB_ACCESS_REMOTE_ATOMIC,
+				&mr_va);
+	/* A zero-based window may move the target off its 8-byte alignment. */
+	if (!mr || (mr_va & 7)) {
 		rcu_read_unlock();
 		return ROCE_NAK_REM_ACCESS_ERR;
 	}
-	p = sroce_mr_atomic_ptr(mr, a->va, &page);
+	p = sroce_mr_atomic_ptr(mr, mr_va, &page);
 	if (!p) {
 		rcu_read_unlock();
 		return ROCE_NAK_REM_ACCESS_ERR;
@@ -570,6 +571,7 @@ static void send_read_packet(struct sroce_qp *qp, struct sroce_rd_res *r)
 	struct roce_pkt_info pi = {};
 	struct sroce_mr *mr;
 	struct sk_buff *skb;
+	u64 mr_va;
 	u32 hdr_len, pad = roce_pad_len(len);
 	u8 op;
 
@@ -592,9 +594,9 @@ static void send_read_packet(struct sroce_qp *qp, struct sroce_rd_res *r)
 	roce_build_headers(&pi, skb->data, hdr_len);
 	if (len) {
 		rcu_read_lock();
-		mr = sroce_mr_lookup(qp->sdev, r->rkey);
-		if (!mr || sroce_mr_check(mr, qp->ib.pd, r->va + r->sent, len,
-					  IB_ACCESS_REMOTE_READ)) {
+		mr = sroce_rkey_resolve(qp, r->rkey, r->va + r->sent, len,
+					IB_ACCESS_REMOTE_READ, &mr_va);
+		if (!mr) {
 			/* Deregistered under the request: refuse the rest. */
 			rcu_read_unlock();
 			kfree_skb(skb);
@@ -602,7 +604,7 @@ static void send_read_packet(struct sroce_qp *qp, struct sroce_rd_res *r)
 			resp_nak(qp, r->next_psn, ROCE_NAK_REM_ACCESS_ERR);
 			return;
 		}
-		sroce_mr_copy(mr, r->va + r->sent, skb->data + hdr_len, len,
+		sroce_mr_copy(mr, mr_va, skb->data + hdr_len, len,
 			      SROCE_FROM_MR);
 		rcu_read_unlock();
 		memset(skb->data + hdr_len + len, 0, pad);

@@ -17,6 +17,7 @@
 
 #include <linux/hrtimer.h>
 #include <linux/list.h>
+#include <linux/random.h>
 #include <linux/netdevice.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -40,6 +41,7 @@
 #define SROCE_MAX_CQ		(1 << 16)
 #define SROCE_MAX_CQE		((1 << 16) - 1)
 #define SROCE_MAX_MR		(1 << 18)
+#define SROCE_MAX_MW		(1 << 16)
 #define SROCE_MAX_PD		(1 << 16)
 #define SROCE_MAX_SRQ		(1 << 16)
 #define SROCE_MAX_SRQ_WR	16384
@@ -129,12 +131,12 @@ struct sroce_dev {
 
 	struct xarray qps;		/* qpn -> sroce_qp (RCU lookups) */
 	u32 next_qpn;
-	struct xarray mrs;		/* key index (key >> 8) -> sroce_mr */
+	struct xarray mrs;		/* key index (key >> 8) -> MR or window (mw.c) */
 	struct xarray ahs;		/* ah_num -> sroce_ah */
 	u32 next_ah;
 	struct xarray srqs;		/* srq_num -> sroce_srq */
 	u32 next_srq;
-	atomic_t num_cq, num_pd, num_qp;	/* against the advertised limits */
+	atomic_t num_cq, num_pd, num_qp, num_mr, num_mw;	/* against the limits */
 
 	atomic64_t counters[SROCE_CNT_NUM];
 	struct sroce_cc_dev cc;
@@ -219,6 +221,7 @@ struct sroce_mr {
 	u32 fast_npages;
 	u32 fast_page_size;
 	bool valid;			/* FAST: between REG_MR and LOCAL_INV */
+	atomic_t mw_binds;		/* windows bound to it; -1: being deregistered */
 	struct rcu_head rcu;
 };
 
@@ -232,6 +235,23 @@ enum sroce_copy_dir {
 	SROCE_FROM_MR,		/* memory into a packet */
 };
 
+/*
+ * The key table holds MRs as plain pointers and windows tagged with
+ * SROCE_KEY_TAG_MW (xa_tag_pointer), so that one rkey names either.
+ */
+#define SROCE_KEY_TAG_MW	1
+/* The MR an entry of the key table is, or NULL (empty, or a window). */
+static inline struct sroce_mr *sroce_key_entry_mr(void *entry)
+{
+	return xa_pointer_tag(entry) ? NULL : entry;
+}
+/* A fresh key for table index @index: random variant bits. */
+static inline u32 sroce_new_key(u32 index)
+{
+	return index << 8 | (get_random_u32() & 0xff);
+}
+/* Takes a key table index (reserved, not yet visible).  0 or -errno. */
+int sroce_key_reserve(struct sroce_dev *sdev, u32 *index);
 /* Returns the MR named by @key, or NULL.  Caller holds rcu_read_lock(). */
 struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key);
 /*
@@ -267,6 +287,49 @@ int sroce_dereg_mr(struct ib_mr *mr, struct ib_udata *udata);
 int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
 		      u32 new_key, int access);
 int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key);
+/* Bound windows pin their MR: a bind takes a reference, unless dying. */
+static inline bool sroce_mr_get_bind(struct sroce_mr *mr)
+{
+	return atomic_inc_unless_negative(&mr->mw_binds);
+}
+
+/* ------------------------------------------------------------------------
+ * Memory windows (mw.c).  The ib_mw is ib_core's and is freed as soon as
+ * dealloc_mw returns, so what the receive path reads lives in a separate
+ * sroce_window, the key table's entry, freed after a grace period.
+ */
+struct sroce_window;
+
+struct sroce_mw {
+	struct ib_mw ib;
+	struct sroce_window *win;
+};
+
+static inline struct sroce_mw *to_smw(struct ib_mw *mw)
+{
+	return container_of(mw, struct sroce_mw, ib);
+}
+
+int sroce_alloc_mw(struct ib_mw *mw, struct ib_udata *udata);
+int sroce_dealloc_mw(struct ib_mw *mw);
+
+struct sroce_qp;
+struct sroce_send_wqe;
+/* IBV_WR_BIND_MW executing on @qp: 0, or the ib_wc_status it fails with. */
+u8 sroce_mw_bind(struct sroce_qp *qp, const struct sroce_send_wqe *wqe);
+/*
+ * LOCAL_INV (@remote false) and SEND_WITH_INV (@remote true) of @key, an
+ * MR or a window, by @qp.  0 or -EINVAL.
+ */
+int sroce_key_invalidate(struct sroce_qp *qp, u32 key, bool remote);
+/*
+ * Resolves @rkey for a remote access of @len bytes at @va by @qp that
+ * needs @access: an MR of the QP's PD that grants it, or a window that
+ * does.  Returns the MR to copy with and sets *@mr_va to the address
+ * within it, or NULL.  Caller holds rcu_read_lock() until the copy is done.
+ */
+struct sroce_mr *sroce_rkey_resolve(struct sroce_qp *qp, u32 rkey, u64 va,
+				    u64 len, int access, u64 *mr_va);
 
 /* ------------------------------------------------------------------------
  * Completion queues (cq.c).

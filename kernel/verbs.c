@@ -27,6 +27,7 @@ void sroce_fill_device_attrs(struct sroce_dev *sdev, struct ib_device_attr *a)
 	a->max_cq = SROCE_MAX_CQ;
 	a->max_cqe = SROCE_MAX_CQE;
 	a->max_mr = SROCE_MAX_MR;
+	a->max_mw = SROCE_MAX_MW;
 	a->max_pd = SROCE_MAX_PD;
 	a->max_qp_rd_atom = SROCE_MAX_RD_ATOMIC;
 	a->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
@@ -46,7 +47,8 @@ void sroce_fill_device_attrs(struct sroce_dev *sdev, struct ib_device_attr *a)
 	a->timestamp_mask = U64_MAX;
 	a->hca_core_clock = 1000000;	/* kHz */
 	a->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_RC_RNR_NAK_GEN |
-			      IB_DEVICE_MEM_MGT_EXTENSIONS | IB_DEVICE_SRQ_RESIZE;
+			      IB_DEVICE_MEM_MGT_EXTENSIONS | IB_DEVICE_SRQ_RESIZE |
+			      IB_DEVICE_MEM_WINDOW | IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	/* `rdma link delete` may remove the device, as for rxe. */
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 }
@@ -164,6 +166,7 @@ const struct ib_device_ops sroce_dev_ops = {
 
 	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
 	.alloc_mr = sroce_alloc_mr,
+	.alloc_mw = sroce_alloc_mw,
 	.alloc_pd = sroce_alloc_pd,
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.attach_mcast = sroce_attach_mcast,
@@ -173,6 +176,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.create_srq = sroce_create_srq,
 	.create_user_ah = sroce_create_ah,
 	.dealloc_driver = sroce_dealloc_driver,
+	.dealloc_mw = sroce_dealloc_mw,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
 	.dereg_mr = sroce_dereg_mr,
@@ -208,6 +212,7 @@ const struct ib_device_ops sroce_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ib),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ib),
+	INIT_RDMA_OBJ_SIZE(ib_mw, sroce_mw, ib),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ib),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ib),
 	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ib),

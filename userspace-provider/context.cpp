@@ -7,9 +7,9 @@
  * and initialise the context, then GET_CONTEXT creates the kernel ucontext,
  * whose driver payload tells us which sroce ABI the kernel speaks.
  *
- * Ops left NULL in kContextOps keep libibverbs' dummies (EOPNOTSUPP): memory
- * windows, XRC, flows, counters, device memory, parent/thread domains,
- * work queues and RSS, none of which sroce offers.
+ * Ops left NULL in kContextOps keep libibverbs' dummies (EOPNOTSUPP): XRC,
+ * flows, counters, device memory, parent/thread domains, work queues and
+ * RSS, none of which sroce offers.
  */
 #include "cq.hpp"
 #include "provider.hpp"
@@ -78,7 +78,9 @@ void free_context(ibv_context *ibctx) noexcept
 constexpr verbs_context_ops make_context_ops()
 {
 	verbs_context_ops ops{};
+	ops.alloc_mw = alloc_mw;
 	ops.alloc_pd = alloc_pd;
+	ops.bind_mw = bind_mw;
 	ops.create_ah = create_ah;
 	ops.create_cq = create_cq;
 	ops.create_cq_ex = create_cq_ex;
@@ -86,6 +88,7 @@ constexpr verbs_context_ops make_context_ops()
 	ops.create_qp_ex = create_qp_ex;
 	ops.create_srq = create_srq;
 	ops.create_srq_ex = create_srq_ex;
+	ops.dealloc_mw = dealloc_mw;
 	ops.dealloc_pd = dealloc_pd;
 	ops.dereg_mr = dereg_mr;
 	ops.destroy_ah = destroy_ah;

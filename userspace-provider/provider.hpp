@@ -99,6 +99,15 @@ int rereg_mr(verbs_mr *vmr, int flags, ibv_pd *ibpd, void *addr,
 int dereg_mr(verbs_mr *vmr) noexcept;
 
 /* ------------------------------------------------------------------------
+ * Memory windows (mw.cpp)
+ * ---------------------------------------------------------------------- */
+
+ibv_mw *alloc_mw(ibv_pd *ibpd, ibv_mw_type type) noexcept;
+int dealloc_mw(ibv_mw *mw) noexcept;
+/* ibv_bind_mw (type 1): posts a bind WQE and moves mw->rkey on. */
+int bind_mw(ibv_qp *ibqp, ibv_mw *mw, ibv_mw_bind *mw_bind) noexcept;
+
+/* ------------------------------------------------------------------------
  * AH (ah.cpp)
  * ---------------------------------------------------------------------- */
 

@@ -204,6 +204,17 @@ void wr_local_inv(ibv_qp_ex *ibqp, uint32_t invalidate_rkey) noexcept
 		w->imm_data = invalidate_rkey;
 }
 
+void wr_bind_mw(ibv_qp_ex *ibqp, ibv_mw *mw, uint32_t rkey,
+		const ibv_mw_bind_info *info) noexcept
+{
+	if (!info || validate_bind(mw, rkey, *info)) {
+		fail(ibqp, EINVAL);
+		return;
+	}
+	if (sroce_send_wqe *w = begin_wqe(ibqp, IBV_WR_BIND_MW))
+		encode_bind(*w, rkey, *info);
+}
+
 /* ---- setters ----------------------------------------------------------- */
 
 void wr_set_sge_list(ibv_qp_ex *ibqp, size_t num_sge,
@@ -309,6 +320,8 @@ void install_qp_ex_ops(Qp &qp, uint64_t ops) noexcept
 		ex.wr_atomic_fetch_add = wr_atomic_fetch_add;
 	if (ops & IBV_QP_EX_WITH_LOCAL_INV)
 		ex.wr_local_inv = wr_local_inv;
+	if (ops & IBV_QP_EX_WITH_BIND_MW)
+		ex.wr_bind_mw = wr_bind_mw;
 
 	ex.wr_set_sge = wr_set_sge;
 	ex.wr_set_sge_list = wr_set_sge_list;

@@ -57,12 +57,17 @@ int validate_send_wr(const SendQueue &sq, const ibv_send_wr &wr, uint32_t op,
 		return EINVAL;
 	if (wr.send_flags & ~kSupportedSendFlags)
 		return EINVAL;
+	*inline_len = 0;
+	if (op == IBV_WR_BIND_MW) /* no scatter list: sg_list is ignored */
+		return (wr.send_flags & IBV_SEND_INLINE)
+			       ? EINVAL
+			       : validate_bind(wr.bind_mw.mw, wr.bind_mw.rkey,
+					       wr.bind_mw.bind_info);
 	if (wr.num_sge < 0 || static_cast<uint32_t>(wr.num_sge) > sq.max_sge)
 		return EINVAL;
 	if (wr.num_sge > 0 && !wr.sg_list)
 		return EINVAL;
 
-	*inline_len = 0;
 	if (wr.send_flags & IBV_SEND_INLINE) {
 		/* Inline only makes sense where payload leaves from SGEs. */
 		if (!opcode_in(op, kPayloadWrOpcodes))
@@ -125,6 +130,10 @@ void encode_send_wr(const SendQueue &sq, const ibv_send_wr &wr, uint32_t op,
 		h.wr.rdma.remote_addr = wr.wr.rdma.remote_addr;
 		h.wr.rdma.rkey = wr.wr.rdma.rkey;
 		break;
+	case IBV_WR_BIND_MW:
+		encode_bind(h, wr.bind_mw.rkey, wr.bind_mw.bind_info);
+		std::memcpy(slot, &h, sizeof(h));
+		return;
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		h.wr.atomic.remote_addr = wr.wr.atomic.remote_addr;
@@ -167,6 +176,32 @@ void encode_sges(sroce_send_wqe *wqe, const ibv_sge *sg, uint32_t num) noexcept
 				  .lkey = sg[i].lkey};
 		std::memcpy(dst + i * sizeof(s), &s, sizeof(s));
 	}
+}
+
+int validate_bind(const ibv_mw *mw, uint32_t rkey,
+		  const ibv_mw_bind_info &info) noexcept
+{
+	constexpr uint32_t kKeyIndexMask = ~uint32_t{0xff};
+	if (!mw || ((rkey ^ mw->rkey) & kKeyIndexMask))
+		return EINVAL;
+	if (!info.mr && (info.addr || info.length))
+		return EINVAL;
+	if (info.mr && info.mr->pd != mw->pd)
+		return EINVAL;
+	return 0;
+}
+
+void encode_bind(sroce_send_wqe &h, uint32_t rkey,
+		 const ibv_mw_bind_info &info) noexcept
+{
+	h.num_sge = 0;
+	h.inline_len = 0;
+	h.wr.bind.addr = info.addr;
+	h.wr.bind.length = info.length;
+	h.wr.bind.mr_lkey = info.mr ? info.mr->lkey : 0;
+	h.wr.bind.mw_rkey = rkey;
+	h.wr.bind.access = info.mw_access_flags;
+	h.wr.bind.reserved = 0;
 }
 
 int init_send_queue(SendQueue &sq, void *base, std::size_t length,

@@ -34,12 +34,12 @@ constexpr uint32_t kRcWrOpcodes =
 	wr_opcode_bit(IBV_WR_RDMA_READ) |
 	wr_opcode_bit(IBV_WR_ATOMIC_CMP_AND_SWP) |
 	wr_opcode_bit(IBV_WR_ATOMIC_FETCH_AND_ADD) |
-	wr_opcode_bit(IBV_WR_LOCAL_INV);
+	wr_opcode_bit(IBV_WR_LOCAL_INV) | wr_opcode_bit(IBV_WR_BIND_MW);
 constexpr uint32_t kUcWrOpcodes =
 	wr_opcode_bit(IBV_WR_SEND) | wr_opcode_bit(IBV_WR_SEND_WITH_IMM) |
 	wr_opcode_bit(IBV_WR_RDMA_WRITE) |
 	wr_opcode_bit(IBV_WR_RDMA_WRITE_WITH_IMM) |
-	wr_opcode_bit(IBV_WR_SEND_WITH_INV);
+	wr_opcode_bit(IBV_WR_SEND_WITH_INV) | wr_opcode_bit(IBV_WR_BIND_MW);
 constexpr uint32_t kUdWrOpcodes =
 	wr_opcode_bit(IBV_WR_SEND) | wr_opcode_bit(IBV_WR_SEND_WITH_IMM);
 
@@ -209,6 +209,20 @@ int uverbs_post_send_doorbell(const Doorbell &db) noexcept;
 
 /* Encoding shared by ibv_post_send and the ibv_wr_* builders. */
 void encode_sges(sroce_send_wqe *wqe, const ibv_sge *sg, uint32_t num) noexcept;
+
+/*
+ * Memory window binds (IBV_WR_BIND_MW, ibv_wr_bind_mw, ibv_bind_mw).  What
+ * the provider can see is checked at post time: a window, a new rkey that
+ * keeps the window's index bits (only the low 8 bits are the consumer's),
+ * an MR whenever there is a range, and an MR of the window's PD.  The
+ * kernel checks the rest (window state, QP and MR rights, bounds) when
+ * the WQE executes and completes it with IBV_WC_MW_BIND_ERR if it fails.
+ * Returns 0 or EINVAL.
+ */
+int validate_bind(const ibv_mw *mw, uint32_t rkey,
+		  const ibv_mw_bind_info &info) noexcept;
+void encode_bind(sroce_send_wqe &h, uint32_t rkey,
+		 const ibv_mw_bind_info &info) noexcept;
 
 } /* namespace sroce */
 

@@ -123,6 +123,19 @@ struct sroce_send_wqe {
 			__u32 rkey;
 			__u32 reserved;
 		} atomic;
+		/*
+		 * IBV_WR_BIND_MW, for both window types (ibv_bind_mw posts
+		 * one too).  The kernel finds the window by mw_rkey's index
+		 * bits and checks everything else when the WQE executes.
+		 */
+		struct {
+			__aligned_u64 addr;	/* first byte, in the MR's addresses */
+			__aligned_u64 length;	/* 0: unbind (type 1 only) */
+			__u32 mr_lkey;		/* ignored when length is 0 */
+			__u32 mw_rkey;		/* the window's new rkey */
+			__u32 access;		/* IBV_ACCESS_REMOTE_* | ZERO_BASED */
+			__u32 reserved;
+		} bind;
 		struct {
 			__u32 ah_num;	/* from the create_ah response */
 			__u32 remote_qpn;

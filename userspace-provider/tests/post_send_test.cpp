@@ -5,6 +5,7 @@
  * the doorbell protocol.
  */
 #include "fake_ring.hpp"
+#include "provider.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -248,7 +249,6 @@ TEST(PostSend, OpcodesAllowedPerQpType)
 	const Case cases[] = {
 		{IBV_QPT_RC, IBV_WR_ATOMIC_FETCH_AND_ADD, true},
 		{IBV_QPT_RC, IBV_WR_LOCAL_INV, true},
-		{IBV_QPT_RC, IBV_WR_BIND_MW, false},
 		{IBV_QPT_RC, IBV_WR_TSO, false},
 		{IBV_QPT_RC, IBV_WR_ATOMIC_WRITE, false},
 		{IBV_QPT_UC, IBV_WR_RDMA_WRITE_WITH_IMM, true},
@@ -271,6 +271,122 @@ TEST(PostSend, OpcodesAllowedPerQpType)
 		EXPECT_EQ(post_send(f.ibqp(), &wr, &bad), c.ok ? 0 : EINVAL);
 		EXPECT_EQ(f.sq.ctrl()->producer, c.ok ? 1u : 0u);
 	}
+}
+
+/* A window of PD `pd` whose rkey has table index 0x1234. */
+ibv_mw make_mw(ibv_pd *pd, ibv_mw_type type)
+{
+	ibv_mw mw{};
+	mw.pd = pd;
+	mw.rkey = 0x123456;
+	mw.type = type;
+	return mw;
+}
+
+TEST(PostSend, BindMwFillsTheBindWqe)
+{
+	ibv_pd pd{};
+	ibv_mr mr{};
+	mr.pd = &pd;
+	mr.lkey = 0xabcd01;
+	ibv_mw mw = make_mw(&pd, IBV_MW_TYPE_2);
+	for (ibv_qp_type type : {IBV_QPT_RC, IBV_QPT_UC}) {
+		SCOPED_TRACE(::testing::Message() << "qp_type " << type);
+		FakeQp f(type);
+		std::memset(f.sq.slot(0), 0xa5, f.sq.slot_size());
+		ibv_sge ignored{0x1, 8, 1};
+		ibv_send_wr wr = make_wr(7, IBV_WR_BIND_MW, &ignored, 1);
+		wr.bind_mw.mw = &mw;
+		wr.bind_mw.rkey = 0x123457;
+		wr.bind_mw.bind_info = {&mr, 0x7000, 0x2000,
+					IBV_ACCESS_REMOTE_WRITE |
+						IBV_ACCESS_ZERO_BASED};
+		ibv_send_wr *bad = nullptr;
+		ASSERT_EQ(post_send(f.ibqp(), &wr, &bad), 0);
+
+		sroce_send_wqe want{};
+		want.wr_id = 7;
+		want.opcode = IBV_WR_BIND_MW;
+		want.send_flags = IBV_SEND_SIGNALED;
+		want.wr.bind.addr = 0x7000;
+		want.wr.bind.length = 0x2000;
+		want.wr.bind.mr_lkey = 0xabcd01;
+		want.wr.bind.mw_rkey = 0x123457;
+		want.wr.bind.access =
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_ZERO_BASED;
+		expect_header_eq(f.sq.send_wqe(0), want);
+	}
+}
+
+TEST(PostSend, BindMwValidation)
+{
+	ibv_pd pd{}, other_pd{};
+	ibv_mr mr{}, foreign_mr{};
+	mr.pd = &pd;
+	foreign_mr.pd = &other_pd;
+	ibv_mw mw = make_mw(&pd, IBV_MW_TYPE_2);
+	FakeQp f(IBV_QPT_RC);
+	auto bind = [&](ibv_mw *w, uint32_t rkey, ibv_mw_bind_info info,
+			unsigned flags = 0) {
+		ibv_send_wr wr = make_wr(1, IBV_WR_BIND_MW, nullptr, 0, flags);
+		wr.bind_mw.mw = w;
+		wr.bind_mw.rkey = rkey;
+		wr.bind_mw.bind_info = info;
+		return wr;
+	};
+	const ibv_mw_bind_info good{&mr, 0x1000, 0x100, IBV_ACCESS_REMOTE_READ};
+
+	ibv_send_wr no_mw = bind(nullptr, 0x123401, good);
+	expect_rejected(f, no_mw, EINVAL);
+	ibv_send_wr other_index = bind(&mw, 0x223456, good);
+	expect_rejected(f, other_index, EINVAL);
+	ibv_send_wr range_without_mr =
+		bind(&mw, 0x123401, {nullptr, 0x1000, 0x100, 0});
+	expect_rejected(f, range_without_mr, EINVAL);
+	ibv_send_wr mr_of_other_pd =
+		bind(&mw, 0x123401, {&foreign_mr, 0x1000, 0x100, 0});
+	expect_rejected(f, mr_of_other_pd, EINVAL);
+	ibv_send_wr inline_bind = bind(&mw, 0x123401, good, IBV_SEND_INLINE);
+	expect_rejected(f, inline_bind, EINVAL);
+
+	FakeQp ud(IBV_QPT_UD);
+	Ah ah = make_ah(1);
+	ibv_send_wr on_ud = bind(&mw, 0x123401, good);
+	on_ud.wr.ud.ah = &ah.ibv;
+	expect_rejected(ud, on_ud, EINVAL);
+
+	/* Unbinding (no MR, no range) is left to the kernel, per window type. */
+	ibv_send_wr unbind = bind(&mw, 0x123401, {nullptr, 0, 0, 0});
+	ibv_send_wr *bad = nullptr;
+	EXPECT_EQ(post_send(f.ibqp(), &unbind, &bad), 0);
+}
+
+TEST(PostSend, BindMwVerbPostsTheNextKeyAndMovesIt)
+{
+	ibv_pd pd{};
+	ibv_mr mr{};
+	mr.pd = &pd;
+	mr.lkey = 0x77;
+	ibv_mw mw = make_mw(&pd, IBV_MW_TYPE_1);
+	mw.rkey = 0x1234ff; /* the variant wraps, the index stays */
+	FakeQp f(IBV_QPT_RC);
+	ibv_mw_bind b{};
+	b.wr_id = 9;
+	b.send_flags = IBV_SEND_SIGNALED;
+	b.bind_info = {&mr, 0x5000, 0x40, IBV_ACCESS_REMOTE_READ};
+
+	ASSERT_EQ(bind_mw(f.ibqp(), &mw, &b), 0);
+	EXPECT_EQ(mw.rkey, 0x123400u);
+	const sroce_send_wqe w = f.sq.send_wqe(0);
+	EXPECT_EQ(w.opcode, static_cast<uint32_t>(IBV_WR_BIND_MW));
+	EXPECT_EQ(w.wr_id, 9u);
+	EXPECT_EQ(w.wr.bind.mw_rkey, 0x123400u);
+	EXPECT_EQ(w.wr.bind.mr_lkey, 0x77u);
+
+	/* A refused bind leaves the key alone. */
+	f.qp.vqp.qp.state = IBV_QPS_INIT;
+	EXPECT_EQ(bind_mw(f.ibqp(), &mw, &b), EINVAL);
+	EXPECT_EQ(mw.rkey, 0x123400u);
 }
 
 TEST(PostSend, GarbageOpcodeIsEinval)

@@ -179,6 +179,45 @@ TEST(QpEx, RcOperationsMatchPostSend)
 	});
 }
 
+TEST(QpEx, BindMwMatchesPostSend)
+{
+	ibv_pd pd{};
+	ibv_mr mr{};
+	mr.pd = &pd;
+	mr.lkey = 0x4242;
+	ibv_mw mw{};
+	mw.pd = &pd;
+	mw.rkey = 0x5500;
+	mw.type = IBV_MW_TYPE_2;
+	const ibv_mw_bind_info info{&mr, 0x9000, 0x800, IBV_ACCESS_REMOTE_READ};
+
+	for (ibv_qp_type type : {IBV_QPT_RC, IBV_QPT_UC}) {
+		SCOPED_TRACE(::testing::Message() << "qp_type " << type);
+		ibv_send_wr wr{};
+		wr.wr_id = 3;
+		wr.opcode = IBV_WR_BIND_MW;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.bind_mw.mw = &mw;
+		wr.bind_mw.rkey = 0x5501;
+		wr.bind_mw.bind_info = info;
+		check_equivalent(type, send_ops_for(type), &wr, 1,
+				 [&](ibv_qp_ex *q) {
+					 q->wr_id = 3;
+					 q->wr_flags = IBV_SEND_SIGNALED;
+					 q->wr_bind_mw(q, &mw, 0x5501, &info);
+				 });
+	}
+
+	/* A bad bind fails the batch, as ibv_post_send fails the WR. */
+	FakeQp f(IBV_QPT_RC);
+	install_qp_ex_ops(f.qp, kAllRc);
+	ibv_qp_ex *q = f.qpx();
+	q->wr_start(q);
+	q->wr_bind_mw(q, &mw, 0x6601, &info);
+	EXPECT_EQ(q->wr_complete(q), EINVAL);
+	EXPECT_EQ(f.sq.ctrl()->producer, 0u);
+}
+
 TEST(QpEx, UdSendMatchesPostSend)
 {
 	Ah ah = make_ah(77);
@@ -231,15 +270,16 @@ TEST(QpEx, OnlyRequestedBuildersAreInstalled)
 	EXPECT_EQ(q->wr_rdma_write, nullptr);
 	EXPECT_EQ(q->wr_atomic_cmp_swp, nullptr);
 	EXPECT_EQ(q->wr_bind_mw, nullptr);
+	EXPECT_EQ(q->wr_local_inv, nullptr);
 	EXPECT_EQ(q->wr_set_ud_addr, nullptr) << "RC has no UD address";
 	EXPECT_EQ(q->wr_set_xrc_srqn, nullptr);
 	EXPECT_NE(f.qp.vqp.comp_mask & VERBS_QP_EX, 0u);
 	static_assert((kUcSendOps & ~kRcSendOps) == 0);
 	static_assert((kUdSendOps & ~kUcSendOps) == 0);
 	EXPECT_EQ(send_ops_for(IBV_QPT_XRC_SEND), 0u);
-	EXPECT_EQ(kRcSendOps & (IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_TSO |
-				IBV_QP_EX_WITH_ATOMIC_WRITE),
+	EXPECT_EQ(kRcSendOps & (IBV_QP_EX_WITH_TSO | IBV_QP_EX_WITH_ATOMIC_WRITE),
 		  0u);
+	EXPECT_EQ(kUdSendOps & IBV_QP_EX_WITH_BIND_MW, 0u);
 }
 
 TEST(QpEx, OneProducerStoreAndOneDoorbellPerBatch)
