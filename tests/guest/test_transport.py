@@ -92,6 +92,8 @@ RDMACM = [
     ("rdma_server", "rdma_client -s %(srv)s"),
     # rsockets: both ends must run the same test; -T v verifies the data
     ("rstream -T v -S 65536 -C 100", "rstream -s %(srv)s -T v -S 65536 -C 100"),
+    # the same over rsockets' mapped I/O (riomap/riowrite)
+    ("riostream -T v -S 65536 -C 100", "riostream -s %(srv)s -T v -S 65536 -C 100"),
 ]
 
 
@@ -100,6 +102,20 @@ def test_rdmacm_across_namespaces(guest, server, client):
     rc, out = run_pair(guest, server % {"srv": SERVER_IP},
                        client % {"srv": SERVER_IP}, timeout=90, port=None)
     assert rc == 0, out
+
+
+def test_rcopy_across_namespaces(guest):
+    """rsockets file copy; its server serves forever, so it is stopped by
+    PID once the client is done, and the copy must match byte for byte."""
+    r = guest.run(
+        "head -c 3000000 /dev/urandom >/tmp/rcopy.src && rm -rf /tmp/rcopy.dst "
+        "&& mkdir /tmp/rcopy.dst && cd /tmp/rcopy.dst && "
+        "{ ip netns exec peer timeout 120 rcopy >/tmp/rcopy.log 2>&1 & srv=$!; }; "
+        "sleep 3; timeout 60 rcopy /tmp/rcopy.src %s:/tmp/rcopy.dst/copy; crc=$?; "
+        "kill $srv; wait $srv; cat /tmp/rcopy.log; echo client=$crc; "
+        "[ $crc = 0 ] && cmp /tmp/rcopy.src /tmp/rcopy.dst/copy" % SERVER_IP,
+        timeout=150)
+    assert r.rc == 0, r
 
 
 def test_link_delete_while_in_use(guest, gids):
