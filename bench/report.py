@@ -167,6 +167,7 @@ def markdown(meta, host, s, kernel_problems):
              host.get("qemu", "?"), host.get("cpu", "?"), g["cpus"], g["mem_mib"],
              g["kernel"], g["veth_mtu"], g["roce_active_mtu"], g["clocksource"],
              s.rounds(), host.get("load", "?")), "",
+         ] + (["**Note:** " + host["note"], ""] if host.get("note") else []) + [
          "![sroce advantage over rxe](ratios.png)", "",
          "## Targets (issue 7)", "", "| figure | target | measured | met |",
          "|---|---|---|---|"]
@@ -225,6 +226,7 @@ def chart(s, path, title):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker  # noqa: F401 (used through matplotlib.)
     rows = [(label, r if higher else 1 / r) for label, _, _, _, r, higher
             in comparison_rows(s) if r not in (None, NOT_RUN) and r > 0]
     fig, ax = plt.subplots(figsize=(9, 0.28 * len(rows) + 1.5))
@@ -233,6 +235,12 @@ def chart(s, path, title):
     ax.barh(labels, vals, color=["tab:green" if v >= 1 else "tab:red" for v in vals])
     ax.axvline(1, color="black", linewidth=0.8)
     ax.set_xscale("log")
+    plain = matplotlib.ticker.FormatStrFormatter("%g")
+    ax.xaxis.set_major_formatter(plain)
+    ax.xaxis.set_minor_formatter(plain)
+    ax.tick_params(axis="x", which="minor", labelsize=6)
+    for y, v in enumerate(vals):
+        ax.text(v, y, " %.2g" % v, va="center", fontsize=6)
     ax.set_xlabel("sroce advantage over rxe, x (>1: sroce better; bandwidth "
                   "sroce/rxe, latency and costs rxe/sroce)")
     ax.set_title(title, fontsize=10)
