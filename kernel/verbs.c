@@ -114,19 +114,33 @@ static int sroce_query_pkey(struct ib_device *ib, u32 port, u16 index, u16 *pkey
 	return 0;
 }
 
+/*
+ * Each user context pins the module: `rmmod sroce` while a process uses a
+ * device fails with "in use" instead of silently tearing the device out
+ * from under it.  ib_uverbs would not pin it for us, because we support
+ * disassociation; that still lets `rdma link delete` go ahead, and
+ * disassociation deallocates the context, so the module unloads after.
+ */
 static int sroce_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
 {
 	struct sroce_alloc_ucontext_resp resp = {
 		.abi_version = SROCE_UVERBS_ABI_VERSION,
 	};
+	int err;
 
 	if (udata->outlen < sizeof(resp))
 		return -EINVAL;
-	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (!try_module_get(THIS_MODULE))
+		return -ENODEV;		/* being unloaded */
+	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (err)
+		module_put(THIS_MODULE);
+	return err;
 }
 
 static void sroce_dealloc_ucontext(struct ib_ucontext *uctx)
 {
+	module_put(THIS_MODULE);
 }
 
 /*
