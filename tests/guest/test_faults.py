@@ -1,0 +1,153 @@
+"""Faults while transfers run: link down/up, MTU change, address removed
+and re-added, `rdma link delete`, `kill -9` of the application, `rmmod`
+while in use, and a QP create/destroy hammer under traffic.
+
+Every fault operation must return within seconds, the applications must
+end by themselves (succeeding, or failing with a transport status, never
+hanging), the kernel log must stay clean (checked after every guest
+test), and the objects `rdma resource` counts must return to where they
+were before.
+"""
+import os
+import re
+import time
+
+import pytest
+
+from verbs_apps import CLIENT_IP, SERVER_IP, gid_index
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# A hung app is killed after this long; the test then fails on its status.
+APP_LIMIT = 150
+# What an RC app may legitimately report when the fault broke its QP.
+FAILED_CLEANLY = re.compile(r"retry|status|Failed|Couldn't|Unable|error", re.I)
+
+
+def resources(guest):
+    """{device: {object: count}} from `rdma resource show`."""
+    out = guest.run("rdma resource show; ip netns exec peer rdma resource show",
+                    check=True).stdout
+    res = {}
+    for line in out.splitlines():
+        m = re.match(r"\d+: (\w+): (.*)", line)
+        if m:
+            res[m.group(1)] = {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", m.group(2))}
+    return res
+
+
+@pytest.fixture(scope="module")
+def baseline(guest):
+    return resources(guest)
+
+
+@pytest.fixture
+def gids(guest):
+    """Looked up for each test: removing an address renumbers the GIDs."""
+    return gid_index(guest, "sroce0", CLIENT_IP), gid_index(guest, "sroce1", SERVER_IP)
+
+
+def back_to_baseline(guest, baseline, seconds=20):
+    deadline = time.monotonic() + seconds
+    while True:
+        now = resources(guest)
+        if now == baseline or time.monotonic() > deadline:
+            return now
+        time.sleep(1)
+
+
+def transfer_with_fault(guest, gids, fault, duration=15):
+    """Runs ib_write_bw across the namespaces, applies `fault` (a shell
+    snippet; `timed CMD` records how long CMD took) 4 s in, and returns
+    (fault_rc, slowest timed ms, client_rc, server_rc, apps_end_ms,
+    output)."""
+    script = r"""
+ip netns exec peer timeout -s KILL {lim} ib_write_bw -d sroce1 -x {g1} -F -D {d} >/tmp/fs.log 2>&1 & srv=$!
+for i in $(seq 100); do ip netns exec peer ss -Hltn 'sport = :18515' | grep -q . && break; sleep 0.2; done
+timeout -s KILL {lim} ib_write_bw -d sroce0 -x {g0} -F -D {d} {server} >/tmp/fc.log 2>&1 & cli=$!
+slowest=0
+timed() {{ local t0=$(date +%s%N) rc; "$@"; rc=$?; local ms=$(( ($(date +%s%N) - t0) / 1000000 ));
+          echo "timed $ms ms: $*"; [ $ms -gt $slowest ] && slowest=$ms; return $rc; }}
+sleep 4
+{fault}
+frc=$?
+t1=$(date +%s%N)
+wait $cli; crc=$?; wait $srv; src=$?
+t2=$(date +%s%N)
+echo "--- server"; cat /tmp/fs.log; echo "--- client"; cat /tmp/fc.log
+echo "RESULT fault_rc=$frc fault_ms=$slowest client=$crc server=$src apps_ms=$(( (t2 - t1) / 1000000 ))"
+""".format(lim=APP_LIMIT, g0=gids[0], g1=gids[1], d=duration, server=SERVER_IP,
+           fault=fault)
+    r = guest.run(script, timeout=APP_LIMIT + 120)
+    m = re.search(r"RESULT fault_rc=(\d+) fault_ms=(\d+) client=(\d+) server=(\d+) "
+                  r"apps_ms=(\d+)", r.stdout)
+    assert m, r
+    return tuple(int(x) for x in m.groups()) + (r.output,)
+
+
+def check_outcome(res, fault_ms=10000):
+    frc, fms, crc, src, apps_ms, out = res
+    print(out[-1500:])
+    assert frc == 0, out
+    assert fms < fault_ms, "fault operation took %d ms" % fms
+    for rc in (crc, src):
+        assert rc != 137, "an application hung and was killed:\n" + out
+        assert rc == 0 or FAILED_CLEANLY.search(out), out
+    assert apps_ms < (APP_LIMIT - 10) * 1000, out
+
+
+FAULTS = {
+    "link_down_up": "timed ip link set veth0 down && sleep 2 && timed ip link set veth0 up",
+    "mtu_change": "timed ip link set veth0 mtu 1280 && sleep 2 && "
+                  "timed ip link set veth0 mtu 1500",
+    "address_readd": "timed ip addr del 198.51.100.1/24 dev veth0 && sleep 2 && "
+                     "timed ip addr add 198.51.100.1/24 dev veth0",
+}
+
+
+@pytest.mark.parametrize("name", sorted(FAULTS))
+def test_netdev_fault_during_transfer(guest, gids, baseline, name):
+    check_outcome(transfer_with_fault(guest, gids, FAULTS[name]))
+    assert back_to_baseline(guest, baseline) == baseline
+
+
+def test_kill_9_of_the_application(guest, gids, baseline):
+    res = transfer_with_fault(guest, gids, "kill -9 $cli")
+    frc, fms, crc, src, apps_ms, out = res
+    assert crc == 137, out          # the one we killed
+    assert src != 137, out          # its peer ended by itself
+    assert apps_ms < (APP_LIMIT - 10) * 1000, out
+    assert back_to_baseline(guest, baseline) == baseline
+
+
+def test_rmmod_while_in_use_fails_cleanly(guest, gids, baseline):
+    res = transfer_with_fault(guest, gids,
+                              "timed rmmod sroce 2>/tmp/rmmod.err; rc=$?; cat /tmp/rmmod.err; "
+                              "[ $rc != 0 ] && lsmod | grep -q '^sroce '")
+    check_outcome(res)
+    assert "in use" in res[5], res[5]
+    assert res[2] == 0 and res[3] == 0, res[5]   # the transfer did not notice
+    assert back_to_baseline(guest, baseline) == baseline
+
+
+def test_create_destroy_hammer_under_traffic(guest, gids, baseline):
+    res = transfer_with_fault(
+        guest, gids, "python3 %s/hammer_app.py sroce0 %d 150" % (HERE, gids[0]),
+        duration=30)
+    check_outcome(res)
+    assert '"rounds": 150' in res[5], res[5]
+    assert res[2] == 0 and res[3] == 0, res[5]
+    assert back_to_baseline(guest, baseline) == baseline
+
+
+def test_zz_rdma_link_delete_during_transfer(guest, gids, baseline):
+    res = transfer_with_fault(guest, gids, "timed rdma link delete sroce0")
+    check_outcome(res)
+    guest.run("rdma link add sroce0 type sroce netdev veth0", check=True)
+    now = back_to_baseline(guest, baseline)
+    assert now == baseline
+    # ...and the module unloads once nothing uses it.
+    guest.run("rdma link delete sroce0; ip netns exec peer rdma link delete sroce1; "
+              "rmmod sroce && modprobe sroce && "
+              "rdma link add sroce0 type sroce netdev veth0 && "
+              "ip netns exec peer rdma link add sroce1 type sroce netdev veth1",
+              check=True)
