@@ -65,9 +65,9 @@ static void comp_fail(struct sroce_qp *qp, u8 status)
 /* The WQE a response PSN belongs to, or NULL. */
 static struct sroce_swqe *comp_wqe_for(struct sroce_qp *qp, u32 psn)
 {
-	u32 i;
+	u32 i, end = sroce_sq_wire_end(qp);
 
-	for (i = qp->retire; i != qp->req_cur; i++) {
+	for (i = qp->retire; i != end; i++) {
 		struct sroce_swqe *s = sroce_swqe(qp, i);
 
 		if (s->npsn && psn_in_range(psn, s->first_psn,
@@ -85,7 +85,8 @@ static struct sroce_swqe *comp_wqe_for(struct sroce_qp *qp, u32 psn)
  */
 static bool comp_psn_outstanding(struct sroce_qp *qp, u32 psn)
 {
-	return psn_after_eq(psn, qp->comp_psn) && comp_wqe_for(qp, psn);
+	return psn_in_range(psn, qp->comp_psn, qp->req_psn) &&
+	       comp_wqe_for(qp, psn);
 }
 
 static void comp_drop(struct sroce_qp *qp)

@@ -442,11 +442,11 @@ static void arm_retrans_timer(struct sroce_qp *qp)
 static void req_rewind(struct sroce_qp *qp)
 {
 	struct sroce_swqe *s;
-	u32 i, outstanding = 0;
+	u32 i, end = sroce_sq_wire_end(qp), outstanding = 0;
 	s32 done;
 
 	clear_bit(0, &qp->need_retransmit);
-	for (i = qp->retire; i != qp->req_cur; i++) {
+	for (i = qp->retire; i != end; i++) {
 		s = sroce_swqe(qp, i);
 		if (s->state != SROCE_SWQE_DONE &&
 		    psn_after_eq(s->last_psn, qp->comp_psn))
@@ -454,7 +454,7 @@ static void req_rewind(struct sroce_qp *qp)
 		if (s->state != SROCE_SWQE_DONE && is_rd_atomic(s))
 			outstanding++;
 	}
-	if (i == qp->req_cur)
+	if (i == end)
 		return;		/* nothing outstanding */
 	qp->req_cur = i;
 	qp->rd_atomic_outstanding = outstanding;

@@ -629,6 +629,24 @@ static inline struct sroce_swqe *sroce_swqe(struct sroce_qp *qp, u32 index)
 				     (size_t)(index & qp->sq_mask) * qp->shadow_size);
 }
 
+/*
+ * One past the last send WQE with packets on the wire: the one being sent
+ * counts once its first packet has gone, because a message longer than the
+ * send window is ACKed (and may be NAKed or time out) while still being
+ * sent.  Caller holds sq_lock.
+ */
+static inline u32 sroce_sq_wire_end(struct sroce_qp *qp)
+{
+	struct sroce_swqe *s;
+
+	if (qp->req_cur == qp->fetch)
+		return qp->req_cur;
+	s = sroce_swqe(qp, qp->req_cur);
+	if (s->npsn && qp->req_psn != s->first_psn)
+		return qp->req_cur + 1;
+	return qp->req_cur;
+}
+
 /* READ and atomics: they use responder resources and complete with data. */
 static inline bool sroce_wr_is_rd_atomic(u32 wr_opcode)
 {

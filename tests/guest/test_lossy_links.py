@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from verbs_apps import CLIENT_IP, SERVER_IP, gid_index, run_pair
+from verbs_apps import CLIENT_IP, SERVER_IP, gid_index, impair_data_packets, run_pair
 
 IMPAIRMENTS = {
     "loss": "loss 1%",
@@ -33,18 +33,7 @@ def gids(guest):
 def test_verified_64mib_transfer(guest, gids, name):
     qdisc = IMPAIRMENTS[name]
     for ns in ("", "ip netns exec peer "):
-        dev = "veth1" if ns else "veth0"
-        # Bare ACKs/NAKs (IP length < 64) bypass the impairment: the
-        # app's own end-of-run race (the last side to receive exits and
-        # destroys its QP, so a lost final ACK leaves the peer retrying
-        # into nothing) would otherwise fail ~1% of runs on any RC device.
-        guest.run(
-            "{ns}tc qdisc replace dev {dev} root handle 1: prio bands 2 "
-            "priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 && "
-            "{ns}tc qdisc add dev {dev} parent 1:2 handle 20: netem {q} && "
-            "{ns}tc filter add dev {dev} parent 1: protocol ip prio 1 u32 "
-            "match u16 0x0000 0xffc0 at 2 flowid 1:1".format(ns=ns, dev=dev, q=qdisc),
-            check=True)
+        impair_data_packets(guest, "veth1" if ns else "veth0", qdisc, ns)
     before = {d: counters(guest, d) for d in ("sroce0", "sroce1")}
     try:
         # 1024 round trips of 64 KiB, every buffer checked by the app (-c).

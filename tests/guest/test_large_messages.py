@@ -1,0 +1,67 @@
+"""Messages longer than the send window (128 unACKed PSNs) on a jumbo
+path: veth MTU 9000 gives RoCE MTU 4096, so a 1 MiB message is 256
+packets and a 4 MiB one 1024.  The requester is then ACKed, NAKed and
+timed out while it is still sending the message, which is where a
+requester that only tracks whole messages stalls for good."""
+import re
+
+import pytest
+
+from verbs_apps import CLIENT_IP, SERVER_IP, gid_index, impair_data_packets, run_pair
+
+GUEST_OPTIONS = {"mtu": 9000}
+
+MIB = 1 << 20
+
+
+@pytest.fixture(scope="module")
+def gids(guest):
+    return (gid_index(guest, "sroce0", CLIENT_IP),
+            gid_index(guest, "sroce1", SERVER_IP))
+
+
+def counters(guest, dev):
+    out = guest.run("rdma statistic show link %s/1" % dev, check=True).stdout
+    return {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", out)}
+
+
+def test_path_mtu_is_4096(guest):
+    out = guest.run("ibv_devinfo -d sroce0", check=True).stdout
+    assert re.search(r"active_mtu:\s+4096", out), out
+
+
+@pytest.mark.parametrize("app", ["ib_write_bw", "ib_send_bw", "ib_read_bw"])
+def test_1mib_messages(guest, gids, app):
+    args = "-F -s %d -n 100" % MIB
+    rc, out = run_pair(
+        guest,
+        "%s -d sroce1 -x %d %s" % (app, gids[1], args),
+        "%s -d sroce0 -x %d %s %s" % (app, gids[0], args, SERVER_IP),
+        timeout=180)
+    assert rc == 0, out
+    assert re.search(r"^\s*%d\s+100\s" % MIB, out, re.M), out
+
+
+@pytest.mark.parametrize("loss", ["", "loss 1%"])
+def test_verified_4mib_pingpong(guest, gids, loss):
+    """4 MiB messages checked byte for byte; with loss, the go-back-N
+    restart lands inside a message that is still being sent."""
+    if loss:
+        impair_data_packets(guest, "veth0", loss)
+    before = counters(guest, "sroce0")
+    try:
+        args = "-s %d -n 32 -c" % (4 * MIB)
+        rc, out = run_pair(
+            guest,
+            "ibv_rc_pingpong -d sroce1 -g %d %s" % (gids[1], args),
+            "ibv_rc_pingpong -d sroce0 -g %d %s %s" % (gids[0], args, SERVER_IP),
+            timeout=300)
+    finally:
+        if loss:
+            guest.run("tc qdisc del dev veth0 root")
+    after = counters(guest, "sroce0")
+    assert rc == 0, out
+    assert "32 iters in" in out, out
+    assert after["completion_errors"] == before["completion_errors"]
+    if loss:
+        assert after["retransmits"] > before["retransmits"]
