@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+import kmem
 from verbs_apps import CLIENT_IP, SERVER_IP, gid_index
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -25,14 +26,8 @@ FAILED_CLEANLY = re.compile(r"retry|status|Failed|Couldn't|Unable|error", re.I)
 
 def resources(guest):
     """{device: {object: count}} from `rdma resource show`."""
-    out = guest.run("rdma resource show; ip netns exec peer rdma resource show",
-                    check=True).stdout
-    res = {}
-    for line in out.splitlines():
-        m = re.match(r"\d+: (\w+): (.*)", line)
-        if m:
-            res[m.group(1)] = {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", m.group(2))}
-    return res
+    return kmem.resources(guest.run(
+        "rdma resource show; ip netns exec peer rdma resource show", check=True).stdout)
 
 
 @pytest.fixture(scope="module")

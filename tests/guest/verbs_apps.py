@@ -57,16 +57,21 @@ def q(s):
 
 
 def impair_data_packets(guest, dev, qdisc, ns=""):
-    """Puts netem `qdisc` on the egress of `dev` for data packets only.
-    Bare ACKs/NAKs (IP length < 64) bypass it: an app's own end-of-run
-    race (the last side to receive exits and destroys its QP, so a lost
-    final ACK leaves the peer retrying into nothing) would otherwise fail
-    ~1% of runs on any RC device.  `ns` prefixes the commands (e.g.
-    "ip netns exec peer ")."""
-    guest.run(
+    """Puts netem `qdisc` on the egress of `dev` for data packets only
+    (see impair_command)."""
+    guest.run(impair_command(dev, qdisc, ns), check=True)
+
+
+def impair_command(dev, qdisc, ns=""):
+    """The shell command that puts netem `qdisc` on the egress of `dev`
+    for data packets only.  Bare ACKs/NAKs (IP length < 64) bypass it: an
+    app's own end-of-run race (the last side to receive exits and
+    destroys its QP, so a lost final ACK leaves the peer retrying into
+    nothing) would otherwise fail ~1% of runs on any RC device.  `ns`
+    prefixes the commands (e.g. "ip netns exec peer ")."""
+    return (
         "{ns}tc qdisc replace dev {dev} root handle 1: prio bands 2 "
         "priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 && "
         "{ns}tc qdisc add dev {dev} parent 1:2 handle 20: netem {q} && "
         "{ns}tc filter add dev {dev} parent 1: protocol ip prio 1 u32 "
-        "match u16 0x0000 0xffc0 at 2 flowid 1:1".format(ns=ns, dev=dev, q=qdisc),
-        check=True)
+        "match u16 0x0000 0xffc0 at 2 flowid 1:1".format(ns=ns, dev=dev, q=qdisc))

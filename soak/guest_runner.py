@@ -1,0 +1,78 @@
+"""The soak inside the guest (started by scripts/soak through vm-run).
+
+    guest_runner.py MINUTES [traffic.py options]
+
+Puts netem (IMPAIRMENT) on the data packets leaving both veth ends,
+runs soak/traffic.py for MINUTES and, once before it starts, once a
+minute while it runs and twice after it ends, records a sample of kernel
+memory and RDMA state.  Everything goes into $SROCE_OUT: samples.jsonl
+(raw text: the host parses it, soak/report.py), traffic.json (the
+traffic app's verdict), traffic.err, netem.txt.
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "guest"))
+from verbs_apps import impair_command  # noqa: E402
+
+OUT = os.environ["SROCE_OUT"]
+# 0.5% of data packets lost; 2% held back 10 ms, so they arrive after
+# the ones sent behind them.
+IMPAIRMENT = "loss 0.5% delay 10ms reorder 98%"
+PEER = "ip netns exec peer "
+
+
+def sh(cmd):
+    return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout
+
+
+def sample(phase, t0):
+    with open("/proc/meminfo") as f:
+        meminfo = f.read()
+    with open("/proc/slabinfo") as f:
+        slabinfo = f.read()
+    return {"phase": phase, "t": round(time.monotonic() - t0, 1),
+            "meminfo": meminfo, "slabinfo": slabinfo,
+            "resources": sh("rdma resource show; %srdma resource show" % PEER),
+            "statistics": sh("rdma statistic show link sroce0/1; "
+                             "rdma statistic show link sroce1/1")}
+
+
+def main():
+    minutes = float(sys.argv[1])
+    for dev, ns in (("veth0", ""), ("veth1", PEER)):
+        subprocess.run(impair_command(dev, IMPAIRMENT, ns), shell=True, check=True)
+    t0 = time.monotonic()
+    samples = open(os.path.join(OUT, "samples.jsonl"), "w")
+
+    def record(phase):
+        samples.write(json.dumps(sample(phase, t0)) + "\n")
+        samples.flush()
+
+    record("before")
+    with open(os.path.join(OUT, "traffic.json"), "w") as out, \
+            open(os.path.join(OUT, "traffic.err"), "w") as err:
+        app = subprocess.Popen([sys.executable, os.path.join(HERE, "traffic.py"),
+                                str(minutes * 60)] + sys.argv[2:], stdout=out, stderr=err)
+        minute = 1
+        while app.poll() is None:
+            if time.monotonic() - t0 >= minute * 60:
+                record("minute %d" % minute)
+                minute += 1
+            time.sleep(0.5)
+    record("ended")
+    time.sleep(10)       # destroyed objects are freed by RCU and workqueues
+    record("settled")
+    samples.close()
+    with open(os.path.join(OUT, "netem.txt"), "w") as f:
+        f.write(IMPAIRMENT + "\n" + sh("tc -s qdisc show dev veth0; "
+                                       "%stc -s qdisc show dev veth1" % PEER))
+    return app.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

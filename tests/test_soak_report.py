@@ -1,0 +1,93 @@
+"""Host-side checks of the soak's parsers and verdict (soak/report.py,
+tests/guest/kmem.py) on text shaped like the guest's, so a wrong parse
+cannot turn a leak or a data error into a PASS.  No guest."""
+import importlib.util
+import os
+
+import kmem
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_spec = importlib.util.spec_from_file_location("soak_report",
+                                               os.path.join(ROOT, "soak", "report.py"))
+report = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(report)
+
+SLABINFO = """slabinfo - version: 2.1
+# name            <active_objs> <num_objs> <objsize> <objperslab> <pagesperslab> : tunables <limit> <batchcount> <sharedfactor> : slabdata <active_slabs> <num_slabs> <sharedavail>
+sroce_qp              12     24   2048   16    8 : tunables    0    0    0 : slabdata      2      2      0
+kmalloc-cg-64        100    128     64   64    1 : tunables    0    0    0 : slabdata      2      2      0
+kmalloc-1k           300    320   1024   16    4 : tunables    0    0    0 : slabdata     20     20      0
+dma-kmalloc-8k         0      0   8192    4    8 : tunables    0    0    0 : slabdata      0      0      0
+ovl_inode             88     88    728   22    4 : tunables    0    0    0 : slabdata      4      4      0
+"""
+MEMINFO = "MemTotal:        2014564 kB\nSlab:              19988 kB\nSUnreclaim:        10140 kB\n"
+RESOURCES = ("0: sroce0: pd 1 cq 1 qp 1 cm_id 0 mr 0 ctx 0 srq 0 \n"
+             "1: sroce1: pd 3 cq 2 qp 65 cm_id 0 mr 96 ctx 1 srq 0 \n")
+STATS = ("link sroce0/1 tx_packets 10 retransmits 2 timeouts 1\n"
+         "link sroce1/1 tx_packets 20 retransmits 5 timeouts 0\n")
+NETEM = """loss 0.5%
+qdisc prio 1: root refcnt 2 bands 2 priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1
+ Sent 100 bytes 2 pkt (dropped 0, overlimits 0 requeues 0)
+qdisc netem 20: parent 1:2 limit 1000 delay 10ms loss 0.5%
+ Sent 812 bytes 9 pkt (dropped 441, overlimits 0 requeues 0)
+qdisc netem 20: parent 1:2 limit 1000 delay 10ms loss 0.5%
+ Sent 812 bytes 9 pkt (dropped 458, overlimits 0 requeues 0)
+"""
+
+
+def test_slabinfo_counts_objects_and_kmalloc_bytes():
+    caches = kmem.slabinfo(SLABINFO)
+    assert caches["kmalloc-1k"] == (300, 1024)
+    assert "slabinfo" not in caches and "#" not in caches
+    assert kmem.kmalloc_bytes(caches) == 100 * 64 + 300 * 1024
+    assert kmem.own_caches(caches) == {"sroce_qp": 12}
+
+
+def test_meminfo_resources_and_statistics():
+    assert kmem.meminfo(MEMINFO)["SUnreclaim"] == 10140
+    res = kmem.resources(RESOURCES)
+    assert res["sroce1"]["qp"] == 65 and res["sroce0"]["mr"] == 0
+    stats = kmem.statistics(STATS)
+    assert stats == {"sroce0": {"tx_packets": 10, "retransmits": 2, "timeouts": 1},
+                     "sroce1": {"tx_packets": 20, "retransmits": 5, "timeouts": 0}}
+
+
+def test_flat_within_tolerance_and_no_steady_climb():
+    assert report.is_flat([10000, 10400, 9900, 10100, 10150])[0]
+    # 2% + 4 MiB above the baseline is the limit.
+    assert report.is_flat([10000, 14296])[0]
+    assert not report.is_flat([10000, 14297])[0]
+    # Small, but every minute higher, by more than 1 MiB in all: a leak.
+    assert not report.is_flat([10000, 10300, 10600, 10900, 11200])[0]
+    assert report.is_flat([10000, 10300, 10600, 10500, 11200])[0]
+    assert not report.is_flat([10000])[0]      # one sample proves nothing
+
+
+def test_netem_drops_per_qdisc():
+    assert report.netem_drops(NETEM) == [441, 458]
+
+
+def _sample(phase, sunreclaim=10140, resources=RESOURCES):
+    return {"phase": phase, "meminfo": MEMINFO.replace("10140", str(sunreclaim)),
+            "slabinfo": SLABINFO, "resources": resources, "statistics": STATS}
+
+
+def _traffic(**kw):
+    t = {"data_errors": 0, "stuck": {}, "completion_errors": {}}
+    t.update(kw)
+    return t
+
+
+def test_verdict_passes_a_clean_run_and_fails_each_kind_of_problem():
+    clean = [_sample("before"), _sample("minute 1"), _sample("minute 2"),
+             _sample("ended"), _sample("settled")]
+    assert report.verdict(_traffic(), clean, [])[0] == []
+    assert report.verdict(_traffic(data_errors=1), clean, [])[0]
+    assert report.verdict(_traffic(stuck={"flow 1": "in flight"}), clean, [])[0]
+    assert report.verdict(_traffic(completion_errors={"RC RETRY_EXC": 1}), clean, [])[0]
+    assert report.verdict(_traffic(), clean, ["WARNING: CPU: 1 PID: 2"])[0]
+    assert report.verdict(None, clean, [])[0]
+    grown = clean[:2] + [_sample("minute 2", sunreclaim=20000)] + clean[3:]
+    assert any("SUnreclaim" in f for f in report.verdict(_traffic(), grown, [])[0])
+    leaked = clean[:4] + [_sample("settled", resources=RESOURCES.replace("qp 65", "qp 66"))]
+    assert any("not released" in f for f in report.verdict(_traffic(), leaked, [])[0])
