@@ -7,7 +7,23 @@
  */
 #include "proto/psn.h"
 #include "proto/timers.h"
+#include "proto/window.h"
 #include "sroce.h"
+
+/*
+ * Responses up to @next (exclusive) are in: progress, so the retry
+ * counters and the send window recover.
+ */
+static void comp_advance(struct sroce_qp *qp, u32 next)
+{
+	roce_window_acked(&qp->window, psn_diff(next, qp->comp_psn));
+	qp->comp_psn = next;
+	qp->retry_left = qp->retry_cnt;
+	qp->rnr_retry_left = qp->rnr_retry;
+	/* Packets sent before a rewind arrived after all: skip them. */
+	if (psn_after(qp->comp_psn, qp->req_psn))
+		sroce_req_seek(qp);
+}
 
 /* Everything up to and including @psn arrived; SENDs and WRITEs there are done. */
 static void comp_ack_through(struct sroce_qp *qp, u32 psn)
@@ -16,7 +32,10 @@ static void comp_ack_through(struct sroce_qp *qp, u32 psn)
 
 	if (psn_before(psn, qp->comp_psn) && psn_diff(qp->comp_psn, psn) > 1)
 		return;		/* an old ACK */
-	for (i = qp->retire; i != qp->req_cur; i++) {
+	/* Every WQE whose PSNs are all through @psn: sent in full (perhaps
+	 * before a rewind), or the ACK could not name it.
+	 */
+	for (i = qp->retire; i != qp->fetch; i++) {
 		struct sroce_swqe *s = sroce_swqe(qp, i);
 
 		if (s->state == SROCE_SWQE_DONE)
@@ -26,21 +45,16 @@ static void comp_ack_through(struct sroce_qp *qp, u32 psn)
 		/* A READ or atomic is done only when its data came back. */
 		if (sroce_wr_is_rd_atomic(s->wqe.opcode))
 			break;
-		if (s->state != SROCE_SWQE_SENT)
-			break;
 		s->state = SROCE_SWQE_DONE;
 	}
-	if (psn_after_eq(psn, qp->comp_psn)) {
-		qp->comp_psn = psn_add(psn, 1);
-		qp->retry_left = qp->retry_cnt;	/* progress */
-		qp->rnr_retry_left = qp->rnr_retry;
-	}
+	if (psn_after_eq(psn, qp->comp_psn))
+		comp_advance(qp, psn_add(psn, 1));
 	sroce_sq_retire(qp);
 }
 
 static void comp_restart_timer(struct sroce_qp *qp)
 {
-	if (qp->comp_psn == qp->req_psn || !qp->timeout) {
+	if (qp->comp_psn == qp->sent_end || !qp->timeout) {
 		hrtimer_try_to_cancel(&qp->retrans_timer);
 		return;
 	}
@@ -52,7 +66,7 @@ static void comp_restart_timer(struct sroce_qp *qp)
 /* The oldest outstanding WQE fails with @status; so does the QP. */
 static void comp_fail(struct sroce_qp *qp, u8 status)
 {
-	if (qp->retire != qp->req_cur) {
+	if (qp->retire != qp->fetch && sroce_swqe(qp, qp->retire)->npsn) {
 		struct sroce_swqe *s = sroce_swqe(qp, qp->retire);
 
 		s->status = status;
@@ -65,12 +79,17 @@ static void comp_fail(struct sroce_qp *qp, u8 status)
 /* The WQE a response PSN belongs to, or NULL. */
 static struct sroce_swqe *comp_wqe_for(struct sroce_qp *qp, u32 psn)
 {
-	u32 i, end = sroce_sq_wire_end(qp);
+	u32 i;
 
-	for (i = qp->retire; i != end; i++) {
+	/* PSNs go to WQEs in order, so the first never sent ends the search. */
+	for (i = qp->retire; i != qp->fetch; i++) {
 		struct sroce_swqe *s = sroce_swqe(qp, i);
 
-		if (s->npsn && psn_in_range(psn, s->first_psn,
+		if (s->state == SROCE_SWQE_DONE)
+			continue;
+		if (!s->npsn)
+			break;
+		if (psn_in_range(psn, s->first_psn,
 					    psn_add(s->last_psn, 1)))
 			return s;
 	}
@@ -85,7 +104,7 @@ static struct sroce_swqe *comp_wqe_for(struct sroce_qp *qp, u32 psn)
  */
 static bool comp_psn_outstanding(struct sroce_qp *qp, u32 psn)
 {
-	return psn_in_range(psn, qp->comp_psn, qp->req_psn) &&
+	return psn_in_range(psn, qp->comp_psn, qp->sent_end) &&
 	       comp_wqe_for(qp, psn);
 }
 
@@ -131,12 +150,11 @@ static void comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 	/* A READ response acknowledges every request before it. */
 	comp_ack_through(qp, psn_sub(s->first_psn, 1));
-	qp->comp_psn = psn_add(psn, 1);
+	comp_advance(qp, psn_add(psn, 1));
 	if (pkt->op->flags & ROCE_OPF_LAST) {
 		s->state = SROCE_SWQE_DONE;
 		sroce_sq_retire(qp);
 	}
-	qp->retry_left = qp->retry_cnt;
 }
 
 static void comp_atomic_ack(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
@@ -165,7 +183,7 @@ static void comp_atomic_ack(struct sroce_qp *qp, const struct roce_pkt_info *pkt
 		comp_fail(qp, IB_WC_LOC_PROT_ERR);
 		return;
 	}
-	qp->comp_psn = psn_add(psn, 1);
+	comp_advance(qp, psn_add(psn, 1));
 	s->state = SROCE_SWQE_DONE;
 	sroce_sq_retire(qp);
 }
@@ -276,9 +294,10 @@ enum hrtimer_restart sroce_retrans_timer(struct hrtimer *t)
 		return HRTIMER_RESTART;
 	}
 	spin_lock_bh(&qp->sq_lock);
-	if (qp->comp_psn != qp->req_psn) {
+	if (qp->comp_psn != qp->sent_end) {
 		sroce_count(qp->sdev, SROCE_CNT_TIMEOUTS, 1);
 		if (roce_retry_consume(&qp->retry_left)) {
+			roce_window_timeout(&qp->window);
 			set_bit(0, &qp->need_retransmit);
 		} else {
 			comp_fail(qp, IB_WC_RETRY_EXC_ERR);

@@ -11,6 +11,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "proto/psn.h"
+#include "proto/window.h"
 #include "sroce.h"
 
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn)
@@ -205,6 +206,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->rnr_timer.function = sroce_rnr_timer;
 	hrtimer_init(&qp->kick_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->kick_timer.function = sroce_kick_timer;
+	hrtimer_init(&qp->linger_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->linger_timer.function = sroce_linger_timer;
 	sroce_cc_qp_init(qp);
 	qp->state = IB_QPS_RESET;
 	qp->scq = to_scq(init->send_cq);
@@ -278,6 +281,7 @@ static void sroce_qp_quiesce(struct sroce_qp *qp)
 	hrtimer_cancel(&qp->retrans_timer);
 	hrtimer_cancel(&qp->rnr_timer);
 	hrtimer_cancel(&qp->kick_timer);
+	hrtimer_cancel(&qp->linger_timer);
 	cancel_work_sync(&qp->send_work);
 }
 
@@ -449,6 +453,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (new == IB_QPS_RTS && cur != IB_QPS_RTS && cur != IB_QPS_SQD) {
 		qp->req_psn = qp->sq_psn;
 		qp->comp_psn = qp->sq_psn;
+		qp->sent_end = qp->sq_psn;
+		roce_window_init(&qp->window, SROCE_MAX_UNACKED_PSN);
 		qp->retry_left = qp->retry_cnt;
 		qp->rnr_retry_left = qp->rnr_retry;
 	}

@@ -11,14 +11,13 @@
  */
 #include "proto/psn.h"
 #include "proto/timers.h"
+#include "proto/window.h"
 #include "sroce.h"
 
 /* Packets a single run of the work may send before it yields the CPU. */
 #define SROCE_SEND_BUDGET	64
 /* RC: request an ACK at least this often within a long message. */
 #define SROCE_ACKREQ_EVERY	32
-/* RC: PSNs in flight before the requester waits for ACKs. */
-#define SROCE_MAX_UNACKED_PSN	128
 
 static bool qp_is_rc(const struct sroce_qp *qp)
 {
@@ -311,7 +310,9 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 	pi.bth.psn = qp->req_psn;
 	pi.bth.ackreq = qp_is_rc(qp) &&
 			(last || psn_diff(qp->req_psn, s->first_psn) % SROCE_ACKREQ_EVERY ==
-					 SROCE_ACKREQ_EVERY - 1);
+					 SROCE_ACKREQ_EVERY - 1 ||
+			 roce_window_wants_ack(&qp->window,
+					       psn_diff(qp->req_psn, qp->comp_psn)));
 	pad = roce_pad_len(payload);
 	pi.bth.padcnt = pad;
 	if (qp_is_ud(qp)) {
@@ -381,6 +382,8 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 		qp->req_psn = psn_add(qp->req_psn, 1);
 		qp->req_offset += payload;
 	}
+	if (psn_after(qp->req_psn, qp->sent_end))
+		qp->sent_end = qp->req_psn;
 	if (last || qp->req_offset >= s->length) {
 		qp->req_cur++;
 		qp->req_offset = 0;
@@ -434,41 +437,55 @@ static void arm_retrans_timer(struct sroce_qp *qp)
 }
 
 /*
- * Go-back-N: resume at the oldest unacknowledged PSN, in the middle of
- * its message if need be.  Messages keep the PSNs they were given.  A
- * READ or atomic is asked for again whole (legal, and the responder
- * answers duplicates from its resources).  Caller holds sq_lock.
+ * Points the requester at comp_psn, the first PSN not acknowledged: back
+ * after a timeout or a sequence NAK (go-back-N: the responder drops what
+ * follows a gap and answers duplicates from its resources), and forward
+ * when an ACK shows that packets sent before such a rewind arrived after
+ * all, so they are not sent a second time.  Caller holds sq_lock.
  */
-static void req_rewind(struct sroce_qp *qp)
+void sroce_req_seek(struct sroce_qp *qp)
 {
-	struct sroce_swqe *s;
-	u32 i, end = sroce_sq_wire_end(qp), outstanding = 0;
+	struct sroce_swqe *s = NULL;
+	u32 i, outstanding = 0;
 	s32 done;
 
-	clear_bit(0, &qp->need_retransmit);
-	for (i = qp->retire; i != end; i++) {
+	for (i = qp->retire; i != qp->fetch; i++) {
 		s = sroce_swqe(qp, i);
-		if (s->state != SROCE_SWQE_DONE &&
-		    psn_after_eq(s->last_psn, qp->comp_psn))
+		if (s->state == SROCE_SWQE_DONE)
+			continue;
+		if (!s->npsn || psn_after_eq(s->last_psn, qp->comp_psn))
 			break;
-		if (s->state != SROCE_SWQE_DONE && is_rd_atomic(s))
+		if (is_rd_atomic(s))
 			outstanding++;
 	}
-	if (i == end)
-		return;		/* nothing outstanding */
 	qp->req_cur = i;
 	qp->rd_atomic_outstanding = outstanding;
 	for (; i != qp->fetch; i++) {
-		s = sroce_swqe(qp, i);
-		if (s->state == SROCE_SWQE_SENT)
-			s->state = SROCE_SWQE_QUEUED;
+		struct sroce_swqe *t = sroce_swqe(qp, i);
+
+		if (t->state == SROCE_SWQE_SENT)
+			t->state = SROCE_SWQE_QUEUED;
 	}
-	s = sroce_swqe(qp, qp->req_cur);
+	if (qp->req_cur == qp->fetch || !s->npsn) {
+		/* Everything sent is acknowledged: go on with new work. */
+		qp->req_psn = qp->comp_psn;
+		qp->req_offset = 0;
+		return;
+	}
 	done = psn_diff(qp->comp_psn, s->first_psn);
 	if (done < 0 || is_rd_atomic(s))
 		done = 0;
 	qp->req_psn = psn_add(s->first_psn, done);
 	qp->req_offset = min_t(u32, done * qp->mtu, s->length);
+}
+
+/* Go-back-N after a timeout or NAK; a no-op when all was acknowledged meanwhile. */
+static void req_rewind(struct sroce_qp *qp)
+{
+	clear_bit(0, &qp->need_retransmit);
+	if (qp->comp_psn == qp->sent_end)
+		return;		/* nothing outstanding */
+	sroce_req_seek(qp);
 	sroce_count(qp->sdev, SROCE_CNT_RETRANSMITS, 1);
 }
 
@@ -496,7 +513,8 @@ static bool req_step(struct sroce_qp *qp)
 		return true;
 	}
 	if (qp_is_rc(qp)) {
-		if (psn_diff(qp->req_psn, qp->comp_psn) >= SROCE_MAX_UNACKED_PSN)
+		if (!roce_window_open(&qp->window,
+				      psn_diff(qp->req_psn, qp->comp_psn)))
 			return false;
 		if (qp->req_offset == 0) {
 			/* A new message: fences and READ/atomic credits. */
@@ -568,30 +586,6 @@ void sroce_flush_queues(struct sroce_qp *qp)
 	}
 }
 
-/*
- * Whether the work may stop now.  If it is only blocked (send window,
- * READ credits, RNR wait) an ACK or a timer brings it back.  If it is idle
- * it asks the process for a doorbell, then looks once more, so a WQE
- * posted in between is never left behind.  Caller holds sq_lock.
- */
-static bool sq_may_sleep(struct sroce_qp *qp)
-{
-	if (!qp->user || qp->req_cur != qp->fetch || qp->rnr_wait ||
-	    qp->tx_backoff)
-		return true;
-	/* RC messages still waiting for ACKs: each ACK runs us again, and we
-	 * pick up new WQEs then, without a doorbell.
-	 */
-	if (qp->ib.qp_type == IB_QPT_RC && qp->retire != qp->req_cur)
-		return true;
-	WRITE_ONCE(qp->sq.ctrl->notify, SROCE_SQ_NEED_DOORBELL);
-	smp_mb();	/* pairs with the provider's fence after its producer store */
-	if (smp_load_acquire(&qp->sq.ctrl->producer) == qp->fetch)
-		return true;
-	WRITE_ONCE(qp->sq.ctrl->notify, 0);
-	return false;
-}
-
 void sroce_send_work(struct work_struct *work)
 {
 	struct sroce_qp *qp = container_of(work, struct sroce_qp, send_work);
@@ -632,6 +626,8 @@ void sroce_send_work(struct work_struct *work)
 			budget--;
 			did = true;
 		}
+		if (did && qp->user)
+			sroce_sq_worked(qp);
 		spin_unlock_bh(&qp->sq_lock);
 		if (budget <= 0) {
 			/* More to do: let others run, then continue. */
@@ -641,7 +637,7 @@ void sroce_send_work(struct work_struct *work)
 		if (did)
 			continue;
 		spin_lock_bh(&qp->sq_lock);
-		sleep = sq_may_sleep(qp);
+		sleep = sroce_sq_may_sleep(qp);
 		spin_unlock_bh(&qp->sq_lock);
 		if (sleep)
 			return;

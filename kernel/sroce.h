@@ -27,6 +27,7 @@
 #include "proto/dcqcn.h"
 #include "proto/pacer.h"
 #include "proto/wire.h"
+#include "proto/window.h"
 
 #define SROCE_PORT 1			/* the one port of every sroce device */
 
@@ -47,6 +48,7 @@
 #define SROCE_MAX_SRQ_WR	16384
 #define SROCE_MAX_AH		(1 << 16)
 #define SROCE_MAX_RD_ATOMIC	128
+#define SROCE_MAX_UNACKED_PSN	128	/* RC send window (proto/window.h) */
 #define SROCE_MAX_MCAST_GRP	8192
 #define SROCE_MAX_MCAST_QP	56
 #define SROCE_MAX_MSG_SIZE	(1U << 31)
@@ -575,6 +577,7 @@ struct sroce_qp {
 	u32 req_cur;			/* slot being sent */
 	u32 req_offset;			/* bytes of it already sent */
 	u32 req_psn;			/* next PSN to send */
+	u32 sent_end;			/* one past the highest PSN ever sent */
 	u32 rd_atomic_outstanding;
 	bool req_fenced;
 	unsigned long need_retransmit;	/* bit 0: rewind to comp_psn */
@@ -591,6 +594,9 @@ struct sroce_qp {
 	struct hrtimer rnr_timer;
 	struct hrtimer kick_timer;	/* run the send work later: local
 					 * backpressure or the pacer */
+	struct roce_window window;	/* RC: PSNs that may be unACKed */
+	struct hrtimer linger_timer;	/* polls an idle user SQ (doorbell.c) */
+	u64 last_work_ns;		/* when the send work last did work */
 	struct sroce_qp_cc cc;
 
 	struct work_struct send_work;
@@ -627,24 +633,6 @@ static inline struct sroce_swqe *sroce_swqe(struct sroce_qp *qp, u32 index)
 {
 	return (struct sroce_swqe *)(qp->shadow +
 				     (size_t)(index & qp->sq_mask) * qp->shadow_size);
-}
-
-/*
- * One past the last send WQE with packets on the wire: the one being sent
- * counts once its first packet has gone, because a message longer than the
- * send window is ACKed (and may be NAKed or time out) while still being
- * sent.  Caller holds sq_lock.
- */
-static inline u32 sroce_sq_wire_end(struct sroce_qp *qp)
-{
-	struct sroce_swqe *s;
-
-	if (qp->req_cur == qp->fetch)
-		return qp->req_cur;
-	s = sroce_swqe(qp, qp->req_cur);
-	if (s->npsn && qp->req_psn != s->first_psn)
-		return qp->req_cur + 1;
-	return qp->req_cur;
 }
 
 /* READ and atomics: they use responder resources and complete with data. */
@@ -694,6 +682,12 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 enum hrtimer_restart sroce_retrans_timer(struct hrtimer *t);
 enum hrtimer_restart sroce_rnr_timer(struct hrtimer *t);
 enum hrtimer_restart sroce_kick_timer(struct hrtimer *t);
+
+/* Doorbell policy of user send queues (doorbell.c). */
+enum hrtimer_restart sroce_linger_timer(struct hrtimer *t);
+void sroce_sq_worked(struct sroce_qp *qp);
+bool sroce_sq_may_sleep(struct sroce_qp *qp);
+void sroce_req_seek(struct sroce_qp *qp);
 /* Completes the SQ and RQ with flush errors after the QP failed. */
 void sroce_flush_queues(struct sroce_qp *qp);
 
