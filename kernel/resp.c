@@ -9,6 +9,7 @@
  */
 #include <linux/highmem.h>
 
+#include "proto/access.h"
 #include "proto/psn.h"
 #include "sroce.h"
 
@@ -159,6 +160,31 @@ static void resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 
 /* ---- RC and UC requests ------------------------------------------------------ */
 
+/*
+ * What a request handler returns: RESP_OK, a NAK code (ROCE_NAK_*, all
+ * below 0x80) for the caller to send or act on, or one of the outcomes
+ * that need nothing more from the caller but bookkeeping.
+ */
+enum resp_outcome {
+	RESP_OK = 0,
+	RESP_HANDLED = 0xfd,	/* a receive error, already completed */
+	RESP_RNR = 0xfe,	/* RNR NAK sent; the request is not consumed */
+	RESP_UC_DROP = 0xff,	/* UC: drop the rest of this message */
+};
+
+/* The receive WQE a SEND or WRITE with immediate consumes, or what to do
+ * without one.
+ */
+static u8 resp_need_rwqe(struct sroce_qp *qp, u32 psn, bool rc)
+{
+	if (qp->have_rwqe || resp_take_rwqe(qp))
+		return RESP_OK;
+	if (!rc)
+		return RESP_UC_DROP;
+	resp_rnr_nak(qp, psn);
+	return RESP_RNR;
+}
+
 /* Checks a remote access (rkey of an MR or window); a NAK code or 0. */
 static u8 resp_check_remote(struct sroce_qp *qp, u32 rkey, u64 va, u64 len,
 			    int access)
@@ -213,17 +239,16 @@ static u8 resp_send_data(struct sroce_qp *qp, struct sk_buff *skb,
 	int err;
 
 	if (flags & ROCE_OPF_FIRST) {
+		u8 res;
+
 		if (qp->have_rwqe && rc)
 			return ROCE_NAK_INVALID_REQ;
-		if (!qp->have_rwqe && !resp_take_rwqe(qp)) {
-			if (!rc)
-				return 0xff;	/* UC: drop the message */
-			resp_rnr_nak(qp, psn);
-			return 0xfe;		/* RNR: not consumed */
-		}
+		res = resp_need_rwqe(qp, psn, rc);
+		if (res)
+			return res;
 		qp->recv_offset = 0;
 	} else if (!qp->have_rwqe) {
-		return rc ? ROCE_NAK_INVALID_REQ : 0xff;
+		return rc ? ROCE_NAK_INVALID_REQ : RESP_UC_DROP;
 	}
 	if (!(flags & ROCE_OPF_LAST) && pkt->payload_len != qp->mtu)
 		return ROCE_NAK_INVALID_REQ;
@@ -233,7 +258,7 @@ static u8 resp_send_data(struct sroce_qp *qp, struct sk_buff *skb,
 			     pkt->payload_len, IB_ACCESS_LOCAL_WRITE, SROCE_TO_MR);
 	if (err) {
 		resp_recv_error(qp, err, psn, rc);
-		return 0xfd;			/* handled */
+		return RESP_HANDLED;
 	}
 	qp->recv_offset += pkt->payload_len;
 	if (flags & ROCE_OPF_LAST) {
@@ -280,11 +305,10 @@ static u8 resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 	    ((flags & ROCE_OPF_LAST) && pkt->payload_len != qp->write_resid))
 		return ROCE_NAK_INVALID_REQ;
 	/* WRITE with immediate consumes a receive WQE: make sure of it first. */
-	if ((flags & ROCE_OPF_IMM) && !qp->have_rwqe && !resp_take_rwqe(qp)) {
-		if (!rc)
-			return 0xff;
-		resp_rnr_nak(qp, psn);
-		return 0xfe;
+	if (flags & ROCE_OPF_IMM) {
+		nak = resp_need_rwqe(qp, psn, rc);
+		if (nak)
+			return nak;
 	}
 	nak = resp_write_data(qp, qp->write_rkey, qp->write_va,
 			      skb->data + pkt->payload_off, pkt->payload_len);
@@ -369,23 +393,23 @@ static u8 resp_atomic(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	struct sroce_mr *mr;
 	struct page *page;
 	u64 *p, orig, mr_va;
-	u8 nak;
 
-	if (a->va & 7)
+	if (!roce_atomic_aligned(a->va))
 		return ROCE_NAK_INVALID_REQ;
-	nak = resp_check_remote(qp, a->rkey, a->va, 8, IB_ACCESS_REMOTE_ATOMIC);
-	if (nak)
-		return nak;
-	if (!rd_res_make_room(qp))
-		return ROCE_NAK_INVALID_REQ;
+	if (!(qp->access & IB_ACCESS_REMOTE_ATOMIC))
+		return ROCE_NAK_REM_ACCESS_ERR;
 
 	rcu_read_lock();
-	mr = sroce_rkey_resolve(qp, a->rkey, a->va, 8, IB_ACCESS_REMOTE_ATOMIC,
-				&mr_va);
-	/* A zero-based window may move the target off its 8-byte alignment. */
-	if (!mr || (mr_va & 7)) {
+	mr = sroce_rkey_resolve(qp, a->rkey, a->va, ROCE_ATOMIC_LEN,
+				IB_ACCESS_REMOTE_ATOMIC, &mr_va);
+	/* A zero-based window may move the target off its alignment. */
+	if (!mr || !roce_atomic_aligned(mr_va)) {
 		rcu_read_unlock();
 		return ROCE_NAK_REM_ACCESS_ERR;
+	}
+	if (!rd_res_make_room(qp)) {
+		rcu_read_unlock();
+		return ROCE_NAK_INVALID_REQ;	/* peer broke its limit */
 	}
 	p = sroce_mr_atomic_ptr(mr, mr_va, &page);
 	if (!p) {
@@ -502,13 +526,12 @@ static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
 		res = ROCE_NAK_INVALID_REQ;
 
 	switch (res) {
-	case 0:
+	case RESP_OK:
 		break;
-	case 0xfe:		/* RNR NAK sent; the request is not consumed */
+	case RESP_RNR:
+	case RESP_HANDLED:
 		return;
-	case 0xfd:		/* receive error already handled */
-		return;
-	case 0xff:		/* UC: drop the rest of this message */
+	case RESP_UC_DROP:
 		qp->uc_drop = true;
 		qp->epsn = psn_add(psn, 1);
 		sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);

@@ -40,7 +40,7 @@ enum roce_access_verdict roce_atomic_check(const struct roce_mr_desc *mr,
 					   const void *pd,
 					   const struct roce_atmeth *atm)
 {
-	if (atm->va & (ROCE_ATOMIC_LEN - 1))
+	if (!roce_atomic_aligned(atm->va))
 		return ROCE_ACCESS_MISALIGNED;
 	return roce_access_check(mr, pd, atm->va, ROCE_ATOMIC_LEN,
 				 ROCE_ACCESS_REMOTE_ATOMIC);

@@ -45,6 +45,12 @@ enum roce_access_verdict {
 /* Bytes an atomic operates on, and their required alignment. */
 #define ROCE_ATOMIC_LEN 8
 
+/* An atomic's target must be naturally aligned (IBA o9-21). */
+static inline bool roce_atomic_aligned(u64 va)
+{
+	return !(va & (ROCE_ATOMIC_LEN - 1));
+}
+
 /*
  * Is [va, va + len) inside @mr, for @pd, with every right in @need?
  * @mr NULL means the key found nothing.  len 0 is checked like any other
