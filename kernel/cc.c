@@ -22,8 +22,11 @@
 
 #include "sroce.h"
 
+#define CREATE_TRACE_POINTS
+#include "sroce_trace.h"
+
 /* Longest burst a pacer may allow: 16 MiB, far beyond any sane setting. */
-#define SROCE_CC_MAX_BURST	(16u << 20)
+#define SROCE_CC_MAX_BURST	SROCE_QP_MAX_BURST_BYTES
 #define SROCE_CC_MAX_DSCP	63
 
 /* Send rate measurement window: a few jiffies, cheap to keep per packet. */
@@ -108,27 +111,73 @@ void sroce_cc_qp_init(struct sroce_qp *qp)
 	cc->rate_mark_jiffies = jiffies;
 	cc->rate_mark_bytes = 0;
 	cc->measured_kbps = 0;
+	cc->user_limit_kbps = 0;
+	cc->user_burst_bytes = 0;
 	/* Differs from any real generation: the first packet syncs. */
 	cc->gen = READ_ONCE(qp->sdev->cc.gen) - 1;
 	cc->paced = false;
 }
 
-/* The pacer's rate from the RP and the ceiling.  Caller holds cc->lock. */
-static void cc_apply(struct sroce_qp *qp)
+/*
+ * The pacer's rate from the RP and the ceiling; @why is what changed one
+ * of them, for the rate_change tracepoint.  Caller holds cc->lock.
+ */
+static void cc_apply(struct sroce_qp *qp, enum sroce_rate_reason why)
 {
 	struct sroce_qp_cc *cc = &qp->cc;
 	const struct sroce_cc_config *c = &qp->sdev->cc.config;
 	u32 limit = READ_ONCE(c->qp_rate_limit_kbps);
-	u32 burst = READ_ONCE(c->burst_bytes);
+	u32 burst = cc->user_burst_bytes ?: READ_ONCE(c->burst_bytes);
 	u32 rate = 0;
 
 	if (READ_ONCE(c->enable) && cc->rp.limited)
 		rate = cc->rp.rc_kbps;
 	if (limit && (!rate || limit < rate))
 		rate = limit;
+	limit = cc->user_limit_kbps;
+	if (limit && (!rate || limit < rate))
+		rate = limit;
+	if (rate != cc->pacer.rate_kbps)
+		trace_rate_change(dev_name(&qp->sdev->ib.dev), qp->ib.qp_num,
+				  cc->pacer.rate_kbps, rate, why,
+				  roce_dcqcn_rp_stage(&cc->rp, &c->dcqcn),
+				  cc->rp.alpha);
 	if (rate != cc->pacer.rate_kbps || burst != cc->pacer.burst_bytes)
 		roce_pacer_set(&cc->pacer, rate, burst);
 	WRITE_ONCE(cc->paced, rate != 0);
+}
+
+/*
+ * IB_QP_RATE_LIMIT.  ib_core 6.1's transition table allows it for raw
+ * packet QPs only (later kernels leave the choice to drivers).  sroce
+ * paces every QP it sends on, so it takes the limit wherever a sending
+ * QP gets its send attributes: RTR->RTS and RTS->RTS, on RC, UC and UD.
+ */
+int sroce_cc_check_qp_limit(const struct sroce_qp *qp, enum ib_qp_state cur,
+			    enum ib_qp_state new, u32 kbps, u32 burst)
+{
+	static_assert(SROCE_QP_RATE_LIMIT_QPTS ==
+		      (BIT(IB_QPT_RC) | BIT(IB_QPT_UC) | BIT(IB_QPT_UD)));
+
+	if (!(SROCE_QP_RATE_LIMIT_QPTS & BIT(qp->ib.qp_type)))
+		return -EINVAL;
+	if (new != IB_QPS_RTS || (cur != IB_QPS_RTR && cur != IB_QPS_RTS))
+		return -EINVAL;
+	if (kbps && (kbps < SROCE_QP_RATE_LIMIT_MIN_KBPS ||
+		     kbps > SROCE_QP_RATE_LIMIT_MAX_KBPS))
+		return -EINVAL;
+	if (burst > SROCE_QP_MAX_BURST_BYTES)
+		return -EINVAL;
+	return 0;
+}
+
+void sroce_cc_set_qp_limit(struct sroce_qp *qp, u32 kbps, u32 burst)
+{
+	spin_lock_bh(&qp->cc.lock);
+	qp->cc.user_limit_kbps = kbps;
+	qp->cc.user_burst_bytes = burst;
+	cc_apply(qp, SROCE_RATE_USER_LIMIT);
+	spin_unlock_bh(&qp->cc.lock);
 }
 
 /*
@@ -139,19 +188,17 @@ static void cc_sync(struct sroce_qp *qp, u64 now)
 {
 	struct sroce_qp_cc *cc = &qp->cc;
 	struct sroce_cc_dev *dev = &qp->sdev->cc;
-	bool changed = false;
 	u32 gen = READ_ONCE(dev->gen);
 
 	if (cc->gen != gen) {
 		cc->gen = gen;
 		if (!READ_ONCE(dev->config.enable) && cc->rp.limited)
 			roce_dcqcn_rp_init(&cc->rp, &dev->config.dcqcn, now);
-		changed = true;
+		cc_apply(qp, SROCE_RATE_CONFIG);
 	}
-	if (cc->rp.limited)
-		changed |= roce_dcqcn_rp_advance(&cc->rp, &dev->config.dcqcn, now);
-	if (changed)
-		cc_apply(qp);
+	if (cc->rp.limited &&
+	    roce_dcqcn_rp_advance(&cc->rp, &dev->config.dcqcn, now))
+		cc_apply(qp, SROCE_RATE_TIMER);
 }
 
 bool sroce_cc_may_send(struct sroce_qp *qp)
@@ -221,7 +268,7 @@ void sroce_cc_sent(struct sroce_qp *qp, const struct sroce_av *av, u32 roce_len)
 	spin_lock_bh(&cc->lock);
 	roce_pacer_charge(&cc->pacer, bytes, ktime_get_ns());
 	if (cc->rp.limited && roce_dcqcn_rp_sent(&cc->rp, &c->dcqcn, bytes))
-		cc_apply(qp);
+		cc_apply(qp, SROCE_RATE_BYTES);
 	spin_unlock_bh(&cc->lock);
 }
 
@@ -262,7 +309,7 @@ void sroce_cc_cnp_recv(struct sroce_dev *sdev, const struct roce_pkt_info *pkt)
 		cc_sync(qp, now);
 		if (roce_dcqcn_rp_cnp(&qp->cc.rp, &sdev->cc.config.dcqcn, now,
 				      cc_current_kbps(&qp->cc)))
-			cc_apply(qp);
+			cc_apply(qp, SROCE_RATE_CNP);
 		spin_unlock_bh(&qp->cc.lock);
 	}
 	sroce_qp_put(qp);
@@ -314,11 +361,12 @@ int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_qp_cc *cc = &qp->cc;
 	struct nlattr *table;
-	u32 rate, rc, rt, alpha;
+	u32 rate, rc, rt, alpha, user_limit;
 	bool limited;
 
 	spin_lock_bh(&cc->lock);
 	rate = cc->pacer.rate_kbps;
+	user_limit = cc->user_limit_kbps;
 	rc = cc->rp.rc_kbps;
 	rt = cc->rp.rt_kbps;
 	alpha = cc->rp.alpha;
@@ -329,6 +377,7 @@ int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	if (!table)
 		return -EMSGSIZE;
 	if (rdma_nl_put_driver_u32(msg, "pace_rate_kbps", rate) ||
+	    rdma_nl_put_driver_u32(msg, "qp_rate_limit_kbps", user_limit) ||
 	    rdma_nl_put_driver_u32(msg, "dcqcn_limited", limited) ||
 	    rdma_nl_put_driver_u32(msg, "dcqcn_rc_kbps", rc) ||
 	    rdma_nl_put_driver_u32(msg, "dcqcn_rt_kbps", rt) ||

@@ -405,26 +405,57 @@ static void sroce_apply_attrs(struct sroce_qp *qp, struct ib_qp_attr *attr,
 		qp->dest_qpn = attr->dest_qp_num;
 }
 
+/*
+ * The optional driver payload of MODIFY_QP: a burst that only means
+ * something next to IB_QP_RATE_LIMIT.  Longer payloads from a newer
+ * provider are fine while the part we do not know is zero.
+ */
+static int sroce_modify_qp_payload(struct ib_udata *udata, int mask,
+				   struct sroce_modify_qp_cmd *cmd)
+{
+	int err;
+
+	if (!udata || !udata->inlen)
+		return 0;
+	if (udata->inlen > sizeof(*cmd) &&
+	    !ib_is_udata_cleared(udata, sizeof(*cmd),
+				 udata->inlen - sizeof(*cmd)))
+		return -EOPNOTSUPP;
+	err = ib_copy_from_udata(cmd, udata, min(udata->inlen, sizeof(*cmd)));
+	if (err)
+		return err;
+	if (cmd->reserved || (cmd->max_burst_bytes && !(mask & IB_QP_RATE_LIMIT)))
+		return -EINVAL;
+	return 0;
+}
+
 int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_modify_qp_cmd cmd = {};
 	enum ib_qp_state cur, new;
 	struct sroce_av av;
 	int err;
 
-	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+	if (mask & ~(IB_QP_ATTR_STANDARD_BITS | IB_QP_RATE_LIMIT))
 		return -EOPNOTSUPP;
-	if (udata && udata->inlen)
-		return -EOPNOTSUPP;
+	err = sroce_modify_qp_payload(udata, mask, &cmd);
+	if (err)
+		return err;
 
 	mutex_lock(&qp->modify_lock);
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
 	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
 	err = -EINVAL;
-	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask))
+	/* The rate limit follows our own rule (sroce_cc_check_qp_limit). */
+	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type,
+				mask & ~IB_QP_RATE_LIMIT))
 		goto out;
 	err = sroce_check_attrs(qp, attr, mask);
+	if (!err && (mask & IB_QP_RATE_LIMIT))
+		err = sroce_cc_check_qp_limit(qp, cur, new, attr->rate_limit,
+					      cmd.max_burst_bytes);
 	if (err)
 		goto out;
 	if (mask & IB_QP_AV) {
@@ -472,6 +503,9 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->state = new;
 		qp->sq_draining = new == IB_QPS_SQD;
 		spin_unlock_bh(&qp->state_lock);
+		if (mask & IB_QP_RATE_LIMIT)
+			sroce_cc_set_qp_limit(qp, attr->rate_limit,
+					      cmd.max_burst_bytes);
 		if (new == IB_QPS_RTS)
 			sroce_qp_schedule_send(qp);
 	}

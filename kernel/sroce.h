@@ -123,6 +123,11 @@ struct sroce_qp_cc {
 	unsigned long rate_mark_jiffies;
 	u64 rate_mark_bytes;
 	u32 measured_kbps;	/* over the last whole window; 0: unknown */
+	/* IB_QP_RATE_LIMIT: this QP's own ceiling (0: none) and burst
+	 * (0: the device's).
+	 */
+	u32 user_limit_kbps;
+	u32 user_burst_bytes;
 };
 
 struct sroce_dev {
@@ -701,6 +706,9 @@ int sroce_cc_module_init(void);
 void sroce_cc_dev_init(struct sroce_dev *sdev);
 void sroce_cc_sysfs_add(struct sroce_dev *sdev);
 void sroce_cc_qp_init(struct sroce_qp *qp);
+int sroce_cc_check_qp_limit(const struct sroce_qp *qp, enum ib_qp_state cur,
+			    enum ib_qp_state new, u32 kbps, u32 burst);
+void sroce_cc_set_qp_limit(struct sroce_qp *qp, u32 kbps, u32 burst);
 /* Send path: may a packet go now?  If not, the kick timer is armed. */
 bool sroce_cc_may_send(struct sroce_qp *qp);
 /* A packet of @roce_len bytes (BTH through ICRC) went out to @av. */

@@ -53,6 +53,18 @@ int query_device_ex(ibv_context *ibctx, const ibv_query_device_ex_input *input,
 		      "%u.%u.%u", static_cast<unsigned>((fw >> 32) & 0xffff),
 		      static_cast<unsigned>((fw >> 16) & 0xffff),
 		      static_cast<unsigned>(fw & 0xffff));
+
+	/* Not in the generic response: the range the kernel enforces. */
+	static_assert(SROCE_QP_RATE_LIMIT_QPTS ==
+		      ((1u << IBV_QPT_RC) | (1u << IBV_QPT_UC) | (1u << IBV_QPT_UD)));
+	constexpr size_t pacing_end = offsetof(ibv_device_attr_ex, packet_pacing_caps) +
+				      sizeof(ibv_packet_pacing_caps);
+	if (attr_size >= pacing_end)
+		attr->packet_pacing_caps = {
+			.qp_rate_limit_min = SROCE_QP_RATE_LIMIT_MIN_KBPS,
+			.qp_rate_limit_max = SROCE_QP_RATE_LIMIT_MAX_KBPS,
+			.supported_qpts = SROCE_QP_RATE_LIMIT_QPTS,
+		};
 	return 0;
 }
 
@@ -98,6 +110,7 @@ constexpr verbs_context_ops make_context_ops()
 	ops.free_context = free_context;
 	ops.get_srq_num = get_srq_num;
 	ops.modify_qp = modify_qp;
+	ops.modify_qp_rate_limit = modify_qp_rate_limit;
 	ops.modify_srq = modify_srq;
 	/* The data path: ring accesses only, apart from a requested doorbell. */
 	ops.poll_cq = poll_cq;

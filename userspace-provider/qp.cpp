@@ -23,6 +23,7 @@ namespace {
 using CreateQpResp = abi::DrvResp<ib_uverbs_create_qp_resp, sroce_create_qp_resp>;
 using CreateQpExResp =
 	abi::ExDrvResp<ib_uverbs_ex_create_qp_resp, sroce_create_qp_resp>;
+using ModifyQpExCmd = abi::DrvCmd<struct ibv_modify_qp_ex, sroce_modify_qp_cmd>;
 
 /*
  * ibv_qp_init_attr_ex comp_mask bits create_qp_ex accepts.  XRC, TSO and
@@ -205,6 +206,30 @@ int modify_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int attr_mask) noexcept
 	 * writer, so on RESET/ERR the kernel discards or flushes by moving
 	 * its own indices, never ours.
 	 */
+	if (ret)
+		errno = ret;
+	return ret;
+}
+
+/*
+ * ibv_modify_qp_rate_limit: IBV_QP_RATE_LIMIT on a QP in RTS, the burst in
+ * our payload.  typical_pkt_sz is a hint for hardware that prices packets
+ * ahead of time; the kernel's pacer charges each packet's real size.
+ */
+int modify_qp_rate_limit(ibv_qp *ibqp, ibv_qp_rate_limit_attr *attr) noexcept
+{
+	if (attr->comp_mask) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	ibv_qp_attr qp_attr{};
+	qp_attr.rate_limit = attr->rate_limit;
+	ModifyQpExCmd cmd{};
+	cmd.drv.max_burst_bytes = attr->max_burst_sz;
+	ib_uverbs_ex_modify_qp_resp resp{};
+	const int ret = ibv_cmd_modify_qp_ex(ibqp, &qp_attr, IBV_QP_RATE_LIMIT,
+					     &cmd.ibv_cmd, sizeof(cmd), &resp,
+					     sizeof(resp));
 	if (ret)
 		errno = ret;
 	return ret;

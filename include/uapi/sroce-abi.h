@@ -216,6 +216,29 @@ struct sroce_create_qp_resp {
 };
 SROCE_STATIC_ASSERT(sizeof(struct sroce_create_qp_resp) == 56, "sroce_create_qp_resp layout");
 
+/*
+ * Per-QP rate limit (IBV_QP_RATE_LIMIT, ibv_modify_qp_rate_limit): the
+ * kernel accepts 0 (no limit of its own) or a rate in this range, in
+ * kbit/s, on RTR->RTS and RTS->RTS of RC, UC and UD QPs (a bit per
+ * ibv_qp_type in SROCE_QP_RATE_LIMIT_QPTS).  The provider reports the
+ * same as packet_pacing_caps: the generic query has no field for them.
+ */
+#define SROCE_QP_RATE_LIMIT_MIN_KBPS	100u
+#define SROCE_QP_RATE_LIMIT_MAX_KBPS	400000000u	/* 400 Gbit/s */
+#define SROCE_QP_RATE_LIMIT_QPTS	((1u << 2) | (1u << 3) | (1u << 4))
+#define SROCE_QP_MAX_BURST_BYTES	(16u << 20)
+
+/*
+ * MODIFY_QP (extended command) payload, optional.  With IBV_QP_RATE_LIMIT:
+ * the QP's pacing burst in bytes (ibv_qp_rate_limit_attr.max_burst_sz;
+ * 0 = the device's cc/burst_bytes), at most SROCE_QP_MAX_BURST_BYTES.
+ */
+struct sroce_modify_qp_cmd {
+	__u32 max_burst_bytes;
+	__u32 reserved;		/* 0 */
+};
+SROCE_STATIC_ASSERT(sizeof(struct sroce_modify_qp_cmd) == 8, "sroce_modify_qp_cmd layout");
+
 struct sroce_create_srq_resp {
 	struct sroce_ring_info rq;
 	__u32 srq_num;

@@ -105,6 +105,20 @@ def write_bw(guest, gids, args, sampler_args=None, during="", timeout=240):
     return r.rc, r.output, json.loads(text) if text.startswith("{") else None
 
 
+def shape_ecn_bottleneck(guest):
+    """veth1's egress: BOTTLENECK through a RED queue that CE-marks, and
+    DCQCN's timers scaled to this slow path."""
+    guest.run(
+        "ip netns exec peer tc qdisc add dev veth1 root handle 1: htb default 1 && "
+        "ip netns exec peer tc class add dev veth1 parent 1: classid 1:1 htb "
+        "rate {b} ceil {b} && "
+        "ip netns exec peer tc qdisc add dev veth1 parent 1:1 handle 10: red "
+        "limit 200000 min 15000 max 45000 avpkt 1100 burst 15 ecn "
+        "bandwidth {b} probability 0.5".format(b=BOTTLENECK), check=True)
+    for name, value in SLOW_PATH_DCQCN.items():
+        set_cc(guest, name, value)
+
+
 def test_settings_are_checked(guest):
     """cc/ files read back what was written; nonsense is refused with
     EINVAL and leaves the old value; module parameters give defaults."""
@@ -126,15 +140,7 @@ def test_incast_dcqcn_on_vs_off(guest, gids):
     """4 RC QPs from peer into sroce0 through a 10 Mbit/s RED/ECN queue on
     veth1, 10 s each way.  With DCQCN, CE marks turn into CNPs, the queue
     drops several times less and the QPs share fairly (Jain >= 0.9)."""
-    guest.run(
-        "ip netns exec peer tc qdisc add dev veth1 root handle 1: htb default 1 && "
-        "ip netns exec peer tc class add dev veth1 parent 1: classid 1:1 htb "
-        "rate {b} ceil {b} && "
-        "ip netns exec peer tc qdisc add dev veth1 parent 1:1 handle 10: red "
-        "limit 200000 min 15000 max 45000 avpkt 1100 burst 15 ecn "
-        "bandwidth {b} probability 0.5".format(b=BOTTLENECK), check=True)
-    for name, value in SLOW_PATH_DCQCN.items():
-        set_cc(guest, name, value)
+    shape_ecn_bottleneck(guest)
     results = {}
     for mode in ("on", "off"):
         set_cc(guest, "enable", 1 if mode == "on" else 0)
@@ -187,6 +193,73 @@ def test_pause_costs_no_timeout(guest, gids):
     assert "BW average" in out, out
 
 
+TRACE = "/sys/kernel/tracing"
+RATE_EVENT = re.compile(
+    r"rate_change: dev=(\S+) qpn=(\d+) old_kbps=(\d+) new_kbps=(\d+) "
+    r"reason=(\S+) stage=(\S+) alpha=(\d+)")
+
+
+def mount_tracefs(guest):
+    guest.run("mountpoint -q {t} || mount -t tracefs nodev {t}".format(t=TRACE),
+              check=True)
+
+
+def traced_rate_changes(guest, action):
+    """Runs action() with the sroce:rate_change event on; returns the
+    events as dicts."""
+    mount_tracefs(guest)
+    guest.run("echo > {t}/trace; echo 1 > {t}/events/sroce/rate_change/enable"
+              .format(t=TRACE), check=True)
+    try:
+        action()
+    finally:
+        guest.run("echo 0 > %s/events/sroce/rate_change/enable" % TRACE, check=True)
+    out = guest.run("cat %s/trace" % TRACE, check=True).stdout
+    guest.run("echo > %s/trace" % TRACE, check=True)
+    keys = ("dev", "qpn", "old", "new", "reason", "stage", "alpha")
+    return [dict(zip(keys, (int(v) if v.isdigit() else v for v in m.groups())))
+            for m in RATE_EVENT.finditer(out)]
+
+
+def test_rate_changes_are_traced(guest, gids):
+    """sroce:rate_change records each change of a QP's rate during a short
+    incast through the ECN queue: CNP cuts lower the rate, the rate timer
+    and byte counter raise it again, all within the configured bounds."""
+    shape_ecn_bottleneck(guest)
+    mount_tracefs(guest)
+    fmt = guest.run("cat %s/events/sroce/rate_change/format" % TRACE, check=True)
+    for field in ("qpn", "old_kbps", "new_kbps", "reason", "stage", "alpha"):
+        assert "field:u32 %s;" % field in fmt.stdout or \
+            "field:int %s;" % field in fmt.stdout, fmt
+    run = {}
+
+    def incast():
+        run["result"] = write_bw(guest, gids, "-q 4 -D 6")
+
+    events = traced_rate_changes(guest, incast)
+    rc, out, _ = run["result"]
+    assert rc == 0, out
+    by_reason = {}
+    for e in events:
+        by_reason.setdefault(e["reason"], []).append(e)
+    print("rate_change events", {r: len(v) for r, v in by_reason.items()},
+          "first", events[:3])
+    assert by_reason.get("cnp_cut"), events[:20]
+    for e in by_reason["cnp_cut"]:
+        assert e["old"] == 0 or e["new"] < e["old"], e
+    raised = by_reason.get("rate_timer", []) + by_reason.get("byte_counter", [])
+    assert raised and all(e["new"] > e["old"] or e["new"] == 0 for e in raised), \
+        raised[:20]
+    lo, hi = SLOW_PATH_DCQCN["min_rate_kbps"], 100_000_000
+    for e in events:
+        assert e["dev"] == "sroce1" and e["qpn"] >= 16, e
+        assert e["new"] == 0 or lo <= e["new"] <= hi, e
+        assert e["stage"] in ("unlimited", "fast_recovery", "additive", "hyper"), e
+        assert e["alpha"] <= 1 << 20, e
+    # Every one of the four QPs felt the congestion.
+    assert len({e["qpn"] for e in by_reason["cnp_cut"]}) == 4, by_reason["cnp_cut"]
+
+
 @pytest.mark.parametrize("kbps", [3000, 5000])
 def test_qp_rate_limit_holds_within_5_percent(guest, gids, kbps):
     """One QP capped through cc/qp_rate_limit_kbps sends at that rate
@@ -201,3 +274,25 @@ def test_qp_rate_limit_holds_within_5_percent(guest, gids, kbps):
     print("pacing", kbps, "kbit/s configured, measured", round(rate, 1),
           "error %.2f%%" % (100 * (rate - kbps) / kbps))
     assert abs(rate - kbps) <= 0.05 * kbps, (rate, kbps, out)
+
+
+RATE_APP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rate_limit_app.py")
+
+
+def test_qp_rate_limit_verbs_checks(guest, gids):
+    """IBV_QP_RATE_LIMIT through ibv_modify_qp: the device reports its
+    packet pacing caps; a rate inside them (or 0) is taken on RTS->RTS and
+    RTR->RTS of RC and UD QPs; outside them, or on another transition,
+    EINVAL, as a device that cannot pace there answers."""
+    r = guest.run("/usr/bin/python3 %s sroce0 %d" % (RATE_APP, gids[0]), check=True)
+    got = json.loads(r.stdout)
+    print("rate limit verbs", got)
+    assert got["caps"] == {"min": 100, "max": 400_000_000,
+                           "qpts": (1 << 2) | (1 << 3) | (1 << 4)}, got
+    einval = 22
+    assert got["cases"] == {
+        "rc rts->rts": 0, "rc rts->rts unlimited": 0, "rc at min": 0,
+        "rc at max": 0, "rc below min": einval, "rc above max": einval,
+        "rc reset->init": einval, "ud init->init": einval,
+        "ud rtr->rts": 0, "ud rts->rts": 0}, got
+

@@ -56,6 +56,10 @@ static_assert(sizeof(sroce::abi::DrvResp<ib_uverbs_create_qp_resp,
 using ModifySrqCmd =
 	sroce::abi::DrvCmd<struct ibv_modify_srq, sroce_modify_srq_cmd>;
 static_assert(offsetof(ModifySrqCmd, drv) == 24 && sizeof(ModifySrqCmd) == 32);
+/* Extended header (24) + ib_uverbs_ex_modify_qp (120), then ours. */
+using ModifyQpExCmd =
+	sroce::abi::DrvCmd<struct ibv_modify_qp_ex, sroce_modify_qp_cmd>;
+static_assert(offsetof(ModifyQpExCmd, drv) == 144 && sizeof(ModifyQpExCmd) == 152);
 /* The payloads the ABI header does not pin itself. */
 static_assert(sizeof(sroce_create_cq_resp) == 24);
 static_assert(sizeof(sroce_resize_cq_resp) == 24);
