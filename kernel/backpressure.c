@@ -41,6 +41,10 @@ void sroce_tx_resumed(struct sroce_qp *qp)
 	if (likely(!since))
 		return;
 	WRITE_ONCE(qp->tx_paused_since, 0);
+	/* The packet that just went is the one pushed back: counted once,
+	 * however many tries it took, so drops and resends can be compared.
+	 */
+	sroce_count(qp->sdev, SROCE_CNT_TX_RESENT, 1);
 	sroce_count(qp->sdev, SROCE_CNT_TX_PAUSE_US,
 		    div_u64(ktime_get_ns() - since, NSEC_PER_USEC));
 	/* What waited behind the pause only now really leaves: give its

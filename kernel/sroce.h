@@ -85,6 +85,7 @@ enum sroce_counter {
 	SROCE_CNT_ECN_MARKED_RCVD,	/* CE-marked RoCE packets */
 	SROCE_CNT_TX_REFUSED,		/* packets the local stack pushed back */
 	SROCE_CNT_TX_PAUSE_US,		/* time sending stood still for that */
+	SROCE_CNT_TX_RESENT,		/* sent after being pushed back */
 	SROCE_CNT_NUM
 };
 
