@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Guest tool for tests/guest/test_congestion.py: one RC QP, limited
- * through the verbs API, writes as fast as it may to a second QP on the
- * same device, and reports the rate it was measured sending at.
+ * Guest tool for tests/guest/test_congestion.py: one UD QP, limited
+ * through the verbs API, sends MTU-sized messages as fast as it may to a
+ * second UD QP on the same device, and reports the rate it was measured
+ * sending at.  UD, so that what is measured is the pacer alone: an RC
+ * QP's rate also depends on its loss recovery, and a TCG guest loses
+ * packets to starved sockets now and then.
  *
  *   rate_limit_send DEV GID_INDEX HOW KBPS BURST WARMUP_S SECONDS
  *
@@ -25,8 +28,11 @@
 #include <string.h>
 #include <time.h>
 
-#define MSG_SIZE	65536
-#define DEPTH		4	/* writes in flight */
+#define MSG_SIZE	1024	/* one packet at path MTU 1024 */
+#define DEPTH		256	/* sends in flight: 256 KiB, about half a
+				 * second at the rates tested, so a
+				 * descheduled process never drains the QP */
+#define QKEY		0x11111111
 
 static void die(const char *what, int err)
 {
@@ -69,45 +75,26 @@ static uint64_t qp_tx_bytes(const char *dev, uint32_t qpn, double *at)
 	return bytes;
 }
 
-static void to_rts(struct ibv_qp *qp, uint32_t dest_qpn, union ibv_gid *gid,
-		   int gid_index)
+static void to_rts(struct ibv_qp *qp)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
 		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE,
+		.qkey = QKEY,
 	};
 	int err;
 
 	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+				    IBV_QP_PORT | IBV_QP_QKEY);
 	if (err)
 		die("to INIT", err);
-	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest_qpn;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.sgid_index = gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-				    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+	err = ibv_modify_qp(qp, &a, IBV_QP_STATE);
 	if (err)
 		die("to RTR", err);
-	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 19;		/* ~2 s: a TCG guest stalls for long stretches */
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				    IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-				    IBV_QP_MAX_QP_RD_ATOMIC);
+	a.sq_psn = 0;
+	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
 	if (err)
 		die("to RTS", err);
 }
@@ -133,15 +120,16 @@ static void set_limit(struct ibv_qp *qp, const char *how, uint32_t kbps,
 		die("setting the rate limit", err);
 }
 
-static void post_write(struct ibv_qp *qp, struct ibv_mr *src, struct ibv_mr *dst)
+static void post_send(struct ibv_qp *qp, struct ibv_mr *src, struct ibv_ah *ah,
+		      uint32_t dest_qpn)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)src->addr, .length = MSG_SIZE, .lkey = src->lkey,
 	};
 	struct ibv_send_wr wr = {
-		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
 		.send_flags = IBV_SEND_SIGNALED,
-		.wr.rdma = { .remote_addr = (uintptr_t)dst->addr, .rkey = dst->rkey },
+		.wr.ud = { .ah = ah, .remote_qpn = dest_qpn, .remote_qkey = QKEY },
 	}, *bad;
 	int err = ibv_post_send(qp, &wr, &bad);
 
@@ -156,10 +144,15 @@ int main(int argc, char **argv)
 	struct ibv_qp_init_attr init = {
 		.cap = { .max_send_wr = DEPTH, .max_recv_wr = 1,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
+		.qp_type = IBV_QPT_UD,
+	};
+	struct ibv_ah_attr ah_attr = {
+		.is_global = 1,
+		.port_num = 1,
 	};
 	struct ibv_qp *qp, *peer;
-	struct ibv_mr *src, *dst;
+	struct ibv_ah *ah;
+	struct ibv_mr *src;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 	union ibv_gid gid;
@@ -185,17 +178,20 @@ int main(int argc, char **argv)
 	pd = ibv_alloc_pd(ctx);
 	cq = ibv_create_cq(ctx, 2 * DEPTH, NULL, NULL, 0);
 	src = pd ? ibv_reg_mr(pd, calloc(1, MSG_SIZE), MSG_SIZE, 0) : NULL;
-	dst = pd ? ibv_reg_mr(pd, calloc(1, MSG_SIZE), MSG_SIZE,
-			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE) : NULL;
-	if (!pd || !cq || !src || !dst)
-		die("PD/CQ/MR", errno);
+	ah_attr.grh.dgid = gid;
+	ah_attr.grh.sgid_index = gid_index;
+	ah_attr.grh.hop_limit = 64;
+	ah = pd ? ibv_create_ah(pd, &ah_attr) : NULL;
+	if (!pd || !cq || !src || !ah)
+		die("PD/CQ/MR/AH", errno);
 	init.send_cq = init.recv_cq = cq;
 	qp = ibv_create_qp(pd, &init);
 	peer = ibv_create_qp(pd, &init);
 	if (!qp || !peer)
 		die("ibv_create_qp", errno);
-	to_rts(qp, peer->qp_num, &gid, gid_index);
-	to_rts(peer, qp->qp_num, &gid, gid_index);
+	/* The peer posts no receives: what it drops costs the sender nothing. */
+	to_rts(qp);
+	to_rts(peer);
 	set_limit(qp, argv[3], strtoul(argv[4], NULL, 0), strtoul(argv[5], NULL, 0));
 
 	end_warmup = now_s() + atof(argv[6]);
@@ -205,7 +201,7 @@ int main(int argc, char **argv)
 		int n;
 
 		while (inflight < DEPTH) {
-			post_write(qp, src, dst);
+			post_send(qp, src, ah, peer->qp_num);
 			inflight++;
 		}
 		n = ibv_poll_cq(cq, 1, &wc);
