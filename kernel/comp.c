@@ -40,10 +40,22 @@ static void comp_ack_through(struct sroce_qp *qp, u32 psn)
 
 		if (s->state == SROCE_SWQE_DONE)
 			continue;
-		if (!s->npsn || psn_after(s->last_psn, psn))
+		if (!s->npsn)
 			break;
-		/* A READ or atomic is done only when its data came back. */
-		if (sroce_wr_is_rd_atomic(s->wqe.opcode))
+		/*
+		 * A READ or atomic is done only when its data came back.  An
+		 * ACK past one whose response has not (IBA's implied NAK: the
+		 * response was lost, or is overtaken on the way, e.g. by the
+		 * ACK a duplicate request drew) acknowledges only what is
+		 * before it: moving comp_psn beyond it would drop its
+		 * response when it comes and stop the timer that asks again.
+		 */
+		if (sroce_wr_is_rd_atomic(s->wqe.opcode)) {
+			if (psn_after_eq(psn, s->first_psn))
+				psn = psn_sub(s->first_psn, 1);
+			break;
+		}
+		if (psn_after(s->last_psn, psn))
 			break;
 		s->state = SROCE_SWQE_DONE;
 	}
