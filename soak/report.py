@@ -11,7 +11,6 @@ import datetime
 import json
 import os
 import re
-import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -105,14 +104,14 @@ def verdict(traffic, samples, kernel_problems):
     return fails, facts
 
 
-def markdown(traffic, facts, fails, netem, note, minutes):
+def markdown(traffic, facts, fails, netem, note, minutes, built_from):
     ops = sorted(set(traffic["posted"]) | set(traffic["lost"]))
     lines = [
         "# Soak: mixed verified traffic over a lossy, reordering link",
         "",
         "%s, commit %s, `scripts/soak %s`: %d QPs (%s flows: one QP on sroce0 and one on "
         "sroce1 each), one qemu TCG guest; netem on both veth ends, data packets only: "
-        "`%s`.%s" % (datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"), commit(),
+        "`%s`.%s" % (datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"), built_from,
                      minutes, traffic["qps"], ", ".join("%d %s" % (n, k) for k, n in
                                                         traffic["flows"].items()),
                      netem.split("\n")[0], " " + note if note else ""),
@@ -159,14 +158,6 @@ def markdown(traffic, facts, fails, netem, note, minutes):
     return "\n".join(lines) + "\n"
 
 
-def commit():
-    try:
-        return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def read(path, default=""):
     try:
         with open(path, errors="replace") as f:
@@ -181,6 +172,7 @@ def main():
     p.add_argument("markdown")
     p.add_argument("--minutes", default="?")
     p.add_argument("--note", default="")
+    p.add_argument("--commit", default="unknown", help="what the guest ran")
     a = p.parse_args()
     text = read(os.path.join(a.run, "traffic.json")).strip()
     traffic = json.loads(text.splitlines()[-1]) if text else None
@@ -192,7 +184,7 @@ def main():
         os.makedirs(os.path.dirname(os.path.abspath(a.markdown)), exist_ok=True)
         with open(a.markdown, "w") as f:
             f.write(markdown(traffic, facts, fails, read(os.path.join(a.run, "netem.txt")),
-                             a.note, a.minutes))
+                             a.note, a.minutes, a.commit))
         print("soak report: %s" % a.markdown)
     print("soak: " + ("PASS" if not fails else "FAIL: " + "; ".join(fails)))
     return 1 if fails else 0

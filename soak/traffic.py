@@ -39,7 +39,8 @@ from pyverbs.pd import PD
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import RecvWR, SGE, SendWR
 
-DEVICES = (("sroce0", "198.51.100.1"), ("sroce1", "198.51.100.2"))
+# The devices' addresses: veth0 and veth1 (see README, "The guest runner").
+ADDRESSES = ("198.51.100.1", "198.51.100.2")
 MAXLEN = 16384        # largest message: 16 packets at path MTU 1024
 DATA_SLOTS = 4        # target areas per flow, so an unresolved UC/UD op
 RECV_SLOTS = 4        # ...never shares memory with a newer one
@@ -195,7 +196,7 @@ class Flow:
 class Soak:
     def __init__(self, args):
         self.rng = random.Random(args.seed)
-        self.sides = [Side(*d) for d in DEVICES]
+        self.sides = [Side(dev, ip) for dev, ip in zip(args.devices.split(","), ADDRESSES)]
         kinds = ["RC"] * args.rc + ["UC"] * args.uc + ["UD"] * args.ud
         self.flows = []
         for i, kind in enumerate(kinds):
@@ -491,6 +492,8 @@ def main():
     p.add_argument("--uc", type=int, default=10)
     p.add_argument("--ud", type=int, default=10)
     p.add_argument("--seed", type=int, default=int(time.time()))
+    p.add_argument("--devices", default="sroce0,sroce1",
+                   help="the devices on veth0 and veth1 (e.g. rxe0,sroce1)")
     args = p.parse_args()
     soak = Soak(args)
     result = soak.run(args.seconds)

@@ -37,10 +37,26 @@ qdisc netem 20: parent 1:2 limit 1000 delay 10ms loss 0.5%
 
 def test_slabinfo_counts_objects_and_kmalloc_bytes():
     caches = kmem.slabinfo(SLABINFO)
-    assert caches["kmalloc-1k"] == (300, 1024)
+    assert caches["kmalloc-1k"] == kmem.Cache(300, 1024, 16)
     assert "slabinfo" not in caches and "#" not in caches
     assert kmem.kmalloc_bytes(caches) == 100 * 64 + 300 * 1024
     assert kmem.own_caches(caches) == {"sroce_qp": 12}
+
+
+def test_kmalloc_growth_tolerates_slab_steps_not_leaks():
+    before = kmem.slabinfo(SLABINFO)
+    # kmalloc-1k: 16 per slab, 300 in use: slack 8 slabs + 2% = 134.
+    step = kmem.slabinfo(SLABINFO.replace("kmalloc-1k           300",
+                                          "kmalloc-1k           434"))
+    assert kmem.kmalloc_growth(before, step) == {}
+    leak = kmem.slabinfo(SLABINFO.replace("kmalloc-1k           300",
+                                          "kmalloc-1k          2300"))
+    assert kmem.kmalloc_growth(before, leak) == {"kmalloc-1k": 2000}
+    # A named cache is not kmalloc's; shrinking is never a leak.
+    other = kmem.slabinfo(SLABINFO.replace("sroce_qp              12",
+                                           "sroce_qp            5000")
+                          .replace("kmalloc-cg-64        100", "kmalloc-cg-64         10"))
+    assert kmem.kmalloc_growth(before, other) == {}
 
 
 def test_meminfo_resources_and_statistics():

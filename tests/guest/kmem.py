@@ -2,7 +2,11 @@
 /proc/meminfo, /proc/slabinfo, `rdma resource show` and `rdma statistic
 show`.  Pure text in, dicts out, so the host tests them without a guest
 (tests/test_kmem.py); used by test_faults.py and the soak report."""
+import collections
 import re
+
+# One /proc/slabinfo line: objects in use, object size, objects per slab.
+Cache = collections.namedtuple("Cache", "active size per_slab")
 
 
 def meminfo(text):
@@ -12,27 +16,46 @@ def meminfo(text):
 
 
 def slabinfo(text):
-    """{cache: (active objects, object size)} from /proc/slabinfo 2.1."""
+    """{cache: Cache} from /proc/slabinfo 2.1."""
     caches = {}
     for line in text.splitlines():
         if line.startswith(("slabinfo", "#")):
             continue
         f = line.split()
-        if len(f) >= 4 and f[1].isdigit() and f[3].isdigit():
-            caches[f[0]] = (int(f[1]), int(f[3]))
+        if len(f) >= 5 and all(x.isdigit() for x in f[1:5]):
+            caches[f[0]] = Cache(int(f[1]), int(f[3]), int(f[4]))
     return caches
 
 
+def kmalloc_caches(caches):
+    """The generic kmalloc caches: where the objects a module (or the RDMA
+    core for it) kmallocs land, so their leaks show up here."""
+    return {name: c for name, c in caches.items()
+            if name.startswith(("kmalloc-", "dma-kmalloc-"))}
+
+
 def kmalloc_bytes(caches):
-    """Bytes in use in the generic kmalloc caches: where a module's
-    kmalloc'ed objects land, so their leak shows up here."""
-    return sum(n * size for name, (n, size) in caches.items()
-               if name.startswith(("kmalloc-", "kmalloc-cg-", "dma-kmalloc-")))
+    return sum(c.active * c.size for c in kmalloc_caches(caches).values())
 
 
 def own_caches(caches, prefix="sroce"):
     """{cache: active objects} of the module's named caches."""
-    return {name: n for name, (n, _) in caches.items() if name.startswith(prefix)}
+    return {name: c.active for name, c in caches.items() if name.startswith(prefix)}
+
+
+def kmalloc_growth(before, after, slabs=8, ratio=0.02):
+    """{cache: objects gained} for each kmalloc cache that grew by more
+    than `slabs` slabs' worth of objects plus `ratio` of what it had.
+    SLUB counts a CPU's partly used slab as in use, so a cache's count
+    moves in whole slabs with no leak at all; a leak of a few thousand
+    objects of any size sroce allocates (64 bytes and up: at most 64
+    per slab) is beyond the slack."""
+    grown = {}
+    for name, c in kmalloc_caches(after).items():
+        was = before.get(name, Cache(0, c.size, c.per_slab)).active
+        if c.active - was > slabs * c.per_slab + ratio * was:
+            grown[name] = c.active - was
+    return grown
 
 
 def resources(text):
