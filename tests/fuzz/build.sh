@@ -7,7 +7,9 @@
 #   mkdir -p /tmp/corpus
 #   OUTDIR/fuzz_parse -max_total_time=60 /tmp/corpus tests/fuzz/corpus
 #
-# Seeds: corpus/ for fuzz_parse, corpus-NAME/ for the others.  libFuzzer
+# Seeds: corpus/ for fuzz_parse (synthetic ones from gen_corpus.py, real
+# packets as capture-*.bin from capture_corpus.py), corpus-NAME/ for the
+# others.  libFuzzer
 # writes new inputs into the *first* corpus directory, so keep the
 # checked-in seeds second.  scripts/fuzz runs them all for longer.
 set -eu
