@@ -45,9 +45,9 @@ def test_slabinfo_counts_objects_and_kmalloc_bytes():
 
 def test_kmalloc_growth_tolerates_slab_steps_not_leaks():
     before = kmem.slabinfo(SLABINFO)
-    # kmalloc-1k: 16 per slab, 300 in use: slack 8 slabs + 2% = 134.
+    # kmalloc-1k: 16 per slab, 300 in use: slack 16 slabs + 5% = 271.
     step = kmem.slabinfo(SLABINFO.replace("kmalloc-1k           300",
-                                          "kmalloc-1k           434"))
+                                          "kmalloc-1k           571"))
     assert kmem.kmalloc_growth(before, step) == {}
     leak = kmem.slabinfo(SLABINFO.replace("kmalloc-1k           300",
                                           "kmalloc-1k          2300"))

@@ -43,13 +43,15 @@ def own_caches(caches, prefix="sroce"):
     return {name: c.active for name, c in caches.items() if name.startswith(prefix)}
 
 
-def kmalloc_growth(before, after, slabs=8, ratio=0.02):
+def kmalloc_growth(before, after, slabs=16, ratio=0.05):
     """{cache: objects gained} for each kmalloc cache that grew by more
     than `slabs` slabs' worth of objects plus `ratio` of what it had.
     SLUB counts a CPU's partly used slab as in use, so a cache's count
-    moves in whole slabs with no leak at all; a leak of a few thousand
-    objects of any size sroce allocates (64 bytes and up: at most 64
-    per slab) is beyond the slack."""
+    moves in whole slabs with no leak at all, and the netdev faults
+    leave some routing state behind (one run of test_faults: +189 in
+    kmalloc-192, 9 slabs); a leak of a few thousand objects of any size
+    sroce allocates (64 bytes and up: at most 64 per slab, slack 1024
+    plus 5%) is beyond it."""
     grown = {}
     for name, c in kmalloc_caches(after).items():
         was = before.get(name, Cache(0, c.size, c.per_slab)).active

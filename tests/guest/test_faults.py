@@ -30,8 +30,18 @@ def resources(guest):
         "rdma resource show; ip netns exec peer rdma resource show", check=True).stdout)
 
 
+def slabs(guest):
+    return kmem.slabinfo(guest.run("cat /proc/slabinfo", check=True).stdout)
+
+
 @pytest.fixture(scope="module")
-def baseline(guest):
+def slab_baseline(guest):
+    return slabs(guest)
+
+
+@pytest.fixture(scope="module")
+def baseline(guest, slab_baseline):
+    """Taken before the first fault, with the slab baseline."""
     return resources(guest)
 
 
@@ -146,3 +156,24 @@ def test_zz_rdma_link_delete_during_transfer(guest, gids, baseline):
               "rdma link add sroce0 type sroce netdev veth0 && "
               "ip netns exec peer rdma link add sroce1 type sroce netdev veth1",
               check=True)
+
+
+def test_zzz_kernel_memory_back_to_baseline(guest, slab_baseline):
+    """After every fault above (and a module reload): sroce's own caches
+    hold what they held before, and no kmalloc cache kept more than SLUB's
+    slab-sized jitter (kmem.kmalloc_growth): the QP, CQ, MR and ring
+    objects the RDMA core and sroce kmalloc would show there if leaked."""
+    deadline = time.monotonic() + 30
+    while True:
+        now = slabs(guest)      # RCU and workqueues free late: retry a while
+        grown = kmem.kmalloc_growth(slab_baseline, now)
+        own = kmem.own_caches(now), kmem.own_caches(slab_baseline)
+        if (not grown and own[0] == own[1]) or time.monotonic() > deadline:
+            break
+        time.sleep(2)
+    print("kmalloc kB before %d after %d; grown: %s" % (
+        kmem.kmalloc_bytes(slab_baseline) // 1024, kmem.kmalloc_bytes(now) // 1024,
+        {n: (slab_baseline.get(n), now[n]) for n in now
+         if n.startswith("kmalloc") and now[n].active != getattr(slab_baseline.get(n), "active", 0)}))
+    assert own[0] == own[1], own
+    assert not grown, {n: (slab_baseline.get(n), now[n]) for n in grown}
