@@ -33,6 +33,14 @@ def test_every_target_has_seeds():
         assert len(os.listdir(seeds(t))) >= 10, t
 
 
+def test_parse_seeds_include_real_captures():
+    """Packets as sroce and rxe really send them, beside the synthetic
+    ones (tests/fuzz/capture_corpus.py regenerates them)."""
+    captured = [f for f in os.listdir(seeds("fuzz_parse")) if f.startswith("capture-")]
+    for sender in ("sroce", "rxe"):
+        assert len([f for f in captured if f.startswith("capture-%s-" % sender)]) >= 5, captured
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_fuzz_smoke(built, tmp_path, target):
     corpus = tmp_path / "corpus"
