@@ -33,6 +33,7 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	SROCE_STAT(TX_REFUSED,		"tx_refused"),
 	SROCE_STAT(TX_PAUSE_US,		"tx_pause_us"),
 	SROCE_STAT(TX_RESENT,		"tx_resent"),
+	SROCE_STAT(TX_QUEUE_STOPPED,	"tx_queue_stopped"),
 };
 
 struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ib, u32 port)

@@ -318,6 +318,37 @@ static void sroce_put_icrc(struct sk_buff *skb, bool ipv6)
 	roce_icrc_put(skb_tail_pointer(skb) - ROCE_ICRC_LEN, icrc);
 }
 
+/*
+ * Whether the transmit queue @skb will leave @dev by is stopped or frozen:
+ * a NIC stops it when its ring is full, which is how a PFC pause from the
+ * switch reaches us.  Handing the packet over anyway would queue it in the
+ * qdisc behind the pause or, on a device without one, drop it.  The queue
+ * is the one the core picks for a device without ndo_select_queue; a
+ * multi-queue device with its own choice is left to the qdisc's pushback.
+ * Frees and counts @skb if so; the caller then reports a refusal.
+ */
+static bool sroce_txq_stopped(struct sroce_dev *sdev, struct net_device *dev,
+			      struct sk_buff *skb)
+{
+	u16 q = 0;
+
+	if (dev->real_num_tx_queues > 1) {
+		if (dev->netdev_ops->ndo_select_queue)
+			return false;
+#ifdef CONFIG_XPS
+		/* As the core sets it before it picks: XPS indexes by it. */
+		if (!skb->sender_cpu)
+			skb->sender_cpu = raw_smp_processor_id() + 1;
+#endif
+		q = netdev_pick_tx(dev, skb, NULL);
+	}
+	if (likely(!netif_xmit_frozen_or_stopped(netdev_get_tx_queue(dev, q))))
+		return false;
+	sroce_count(sdev, SROCE_CNT_TX_QUEUE_STOPPED, 1);
+	kfree_skb(skb);
+	return true;
+}
+
 static int sroce_send4(struct sroce_dev *sdev, const struct sroce_av *av,
 		       u8 tclass, struct sk_buff *skb)
 {
@@ -354,6 +385,8 @@ static int sroce_send4(struct sroce_dev *sdev, const struct sroce_av *av,
 	skb_dst_set(skb, &rt->dst);
 	skb->protocol = htons(ETH_P_IP);
 	ip_select_ident(net, skb, NULL);
+	if (sroce_txq_stopped(sdev, rt->dst.dev, skb))
+		return NET_XMIT_DROP;
 	sroce_put_icrc(skb, false);
 	return ip_local_out(net, NULL, skb);
 }
@@ -391,6 +424,8 @@ static int sroce_send6(struct sroce_dev *sdev, const struct sroce_av *av,
 	ip6h->daddr = av->daddr;
 	skb_dst_set(skb, dst);
 	skb->protocol = htons(ETH_P_IPV6);
+	if (sroce_txq_stopped(sdev, dst->dev, skb))
+		return NET_XMIT_DROP;
 	sroce_put_icrc(skb, true);
 	return ip6_local_out(net, NULL, skb);
 }

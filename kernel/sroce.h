@@ -86,6 +86,7 @@ enum sroce_counter {
 	SROCE_CNT_TX_REFUSED,		/* packets the local stack pushed back */
 	SROCE_CNT_TX_PAUSE_US,		/* time sending stood still for that */
 	SROCE_CNT_TX_RESENT,		/* sent after being pushed back */
+	SROCE_CNT_TX_QUEUE_STOPPED,	/* not handed to a stopped tx queue */
 	SROCE_CNT_NUM
 };
 
