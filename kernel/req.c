@@ -513,8 +513,14 @@ static bool req_step(struct sroce_qp *qp)
 		return true;
 	}
 	if (qp_is_rc(qp)) {
-		if (!roce_window_open(&qp->window,
-				      psn_diff(qp->req_psn, qp->comp_psn)))
+		/*
+		 * A rewound READ restarts at its first PSN while comp_psn may
+		 * already be inside it (responses that did come): nothing is
+		 * unacknowledged then, not 2^32 - k PSNs.
+		 */
+		s32 unacked = psn_diff(qp->req_psn, qp->comp_psn);
+
+		if (unacked > 0 && !roce_window_open(&qp->window, unacked))
 			return false;
 		if (qp->req_offset == 0) {
 			/* A new message: fences and READ/atomic credits. */
