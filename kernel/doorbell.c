@@ -46,7 +46,8 @@ static bool sq_lingering(struct sroce_qp *qp)
 {
 	u64 linger_ns = (u64)READ_ONCE(sq_linger_us) * NSEC_PER_USEC;
 
-	return ktime_get_ns() - READ_ONCE(qp->last_work_ns) < linger_ns;
+	return linger_ns &&
+	       ktime_get_ns() - READ_ONCE(qp->last_work_ns) < linger_ns;
 }
 
 enum hrtimer_restart sroce_linger_timer(struct hrtimer *t)
@@ -64,9 +65,11 @@ enum hrtimer_restart sroce_linger_timer(struct hrtimer *t)
 	return HRTIMER_RESTART;
 }
 
+/* A clock read per run of the work: only while lingering is on. */
 void sroce_sq_worked(struct sroce_qp *qp)
 {
-	WRITE_ONCE(qp->last_work_ns, ktime_get_ns());
+	if (READ_ONCE(sq_linger_us))
+		WRITE_ONCE(qp->last_work_ns, ktime_get_ns());
 }
 
 /*

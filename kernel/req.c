@@ -19,6 +19,18 @@
 /* RC: request an ACK at least this often within a long message. */
 #define SROCE_ACKREQ_EVERY	32
 
+/*
+ * RC: PSNs sent and not yet acknowledged.  A rewound READ restarts at its
+ * first PSN while comp_psn may already be inside it (responses that did
+ * come): nothing is unacknowledged then, not 2^32 - k PSNs.
+ */
+static u32 req_unacked(const struct sroce_qp *qp)
+{
+	s32 n = psn_diff(qp->req_psn, qp->comp_psn);
+
+	return n > 0 ? n : 0;
+}
+
 static bool qp_is_rc(const struct sroce_qp *qp)
 {
 	return qp->ib.qp_type == IB_QPT_RC;
@@ -311,8 +323,7 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 	pi.bth.ackreq = qp_is_rc(qp) &&
 			(last || psn_diff(qp->req_psn, s->first_psn) % SROCE_ACKREQ_EVERY ==
 					 SROCE_ACKREQ_EVERY - 1 ||
-			 roce_window_wants_ack(&qp->window,
-					       psn_diff(qp->req_psn, qp->comp_psn)));
+			 roce_window_wants_ack(&qp->window, req_unacked(qp)));
 	pad = roce_pad_len(payload);
 	pi.bth.padcnt = pad;
 	if (qp_is_ud(qp)) {
@@ -513,14 +524,7 @@ static bool req_step(struct sroce_qp *qp)
 		return true;
 	}
 	if (qp_is_rc(qp)) {
-		/*
-		 * A rewound READ restarts at its first PSN while comp_psn may
-		 * already be inside it (responses that did come): nothing is
-		 * unacknowledged then, not 2^32 - k PSNs.
-		 */
-		s32 unacked = psn_diff(qp->req_psn, qp->comp_psn);
-
-		if (unacked > 0 && !roce_window_open(&qp->window, unacked))
+		if (!roce_window_open(&qp->window, req_unacked(qp)))
 			return false;
 		if (qp->req_offset == 0) {
 			/* A new message: fences and READ/atomic credits. */
