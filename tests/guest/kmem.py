@@ -60,21 +60,22 @@ def kmalloc_growth(before, after, slabs=16, ratio=0.05):
     return grown
 
 
+def _per_device(text, line_re):
+    """{device: {name: value}} from lines `line_re` splits into the
+    device and its "name value ..." pairs."""
+    out = {}
+    for line in text.splitlines():
+        m = re.match(line_re, line)
+        if m:
+            out[m.group(1)] = {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", m.group(2))}
+    return out
+
+
 def resources(text):
     """{device: {object: count}} from `rdma resource show`."""
-    res = {}
-    for line in text.splitlines():
-        m = re.match(r"\d+: (\w+): (.*)", line)
-        if m:
-            res[m.group(1)] = {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", m.group(2))}
-    return res
+    return _per_device(text, r"\d+: (\w+): (.*)")
 
 
 def statistics(text):
     """{device: {counter: value}} from `rdma statistic show link DEV/PORT`."""
-    stats = {}
-    for line in text.splitlines():
-        m = re.match(r"link (\w+)/\d+ (.*)", line)
-        if m:
-            stats[m.group(1)] = {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", m.group(2))}
-    return stats
+    return _per_device(text, r"link (\w+)/\d+ (.*)")

@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from verbs_apps import CLIENT_IP, SERVER_IP, gid_index, impair_data_packets, run_pair
+from verbs_apps import (CLIENT_IP, SERVER_IP, gid_index, impair_data_packets,
+                        link_counters, rc_pingpong, run_pair)
 
 GUEST_OPTIONS = {"mtu": 9000}
 
@@ -18,11 +19,6 @@ MIB = 1 << 20
 def gids(guest):
     return (gid_index(guest, "sroce0", CLIENT_IP),
             gid_index(guest, "sroce1", SERVER_IP))
-
-
-def counters(guest, dev):
-    out = guest.run("rdma statistic show link %s/1" % dev, check=True).stdout
-    return {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", out)}
 
 
 def test_path_mtu_is_4096(guest):
@@ -48,18 +44,14 @@ def test_verified_4mib_pingpong(guest, gids, loss):
     restart lands inside a message that is still being sent."""
     if loss:
         impair_data_packets(guest, "veth0", loss)
-    before = counters(guest, "sroce0")
+    before = link_counters(guest, "sroce0")
     try:
         args = "-s %d -n 32 -c" % (4 * MIB)
-        rc, out = run_pair(
-            guest,
-            "ibv_rc_pingpong -d sroce1 -g %d %s" % (gids[1], args),
-            "ibv_rc_pingpong -d sroce0 -g %d %s %s" % (gids[0], args, SERVER_IP),
-            timeout=300)
+        rc, out = rc_pingpong(guest, gids, args, timeout=300)
     finally:
         if loss:
             guest.run("tc qdisc del dev veth0 root")
-    after = counters(guest, "sroce0")
+    after = link_counters(guest, "sroce0")
     assert rc == 0, out
     assert "32 iters in" in out, out
     assert after["completion_errors"] == before["completion_errors"]

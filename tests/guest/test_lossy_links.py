@@ -3,11 +3,10 @@ impairment at a time, on every packet that carries data; a
 data-verifying RC transfer of 64 MiB between sroce0 and sroce1 must
 finish with every byte right and no completion error, and the counters
 must show the recovery."""
-import re
-
 import pytest
 
-from verbs_apps import CLIENT_IP, SERVER_IP, gid_index, impair_data_packets, run_pair
+from verbs_apps import (CLIENT_IP, SERVER_IP, gid_index, impair_data_packets,
+                        link_counters, rc_pingpong)
 
 IMPAIRMENTS = {
     "loss": "loss 1%",
@@ -15,12 +14,6 @@ IMPAIRMENTS = {
     "duplicate": "duplicate 1%",
     "corrupt": "corrupt 0.1%",
 }
-
-
-def counters(guest, dev, ns=False):
-    cmd = "rdma statistic show link %s/1" % dev
-    out = guest.run(cmd, check=True).stdout
-    return {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", out)}
 
 
 @pytest.fixture(scope="module")
@@ -34,19 +27,15 @@ def test_verified_64mib_transfer(guest, gids, name):
     qdisc = IMPAIRMENTS[name]
     for ns in ("", "ip netns exec peer "):
         impair_data_packets(guest, "veth1" if ns else "veth0", qdisc, ns)
-    before = {d: counters(guest, d) for d in ("sroce0", "sroce1")}
+    before = {d: link_counters(guest, d) for d in ("sroce0", "sroce1")}
     try:
         # 1024 round trips of 64 KiB, every buffer checked by the app (-c).
         args = "-s 65536 -n 1024 -c"
-        rc, out = run_pair(
-            guest,
-            "ibv_rc_pingpong -d sroce1 -g %d %s" % (gids[1], args),
-            "ibv_rc_pingpong -d sroce0 -g %d %s %s" % (gids[0], args, SERVER_IP),
-            timeout=600)
+        rc, out = rc_pingpong(guest, gids, args, timeout=600)
     finally:
         guest.run("tc qdisc del dev veth0 root; "
                   "ip netns exec peer tc qdisc del dev veth1 root")
-    after = {d: counters(guest, d) for d in ("sroce0", "sroce1")}
+    after = {d: link_counters(guest, d) for d in ("sroce0", "sroce1")}
     delta = {d: {k: after[d][k] - before[d].get(k, 0) for k in after[d]}
              for d in after}
     print(name, delta)

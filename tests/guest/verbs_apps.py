@@ -3,6 +3,7 @@ RDMA devices: server in namespace `peer` on sroce1 (veth1, 198.51.100.2),
 client in the initial namespace on sroce0 or rxe0 (veth0, 198.51.100.1),
 or both ends on one device (loopback)."""
 import ipaddress
+import re
 import shlex
 
 SERVER_IP = "198.51.100.2"
@@ -50,6 +51,22 @@ def run_pair(guest, server, client, timeout=120, server_ns="peer", port=18515):
         % dict(p=prefix, server=server, wait=wait, t=timeout, client=client))
     r = guest.run(script, timeout=timeout + 60)
     return r.rc, r.output
+
+
+def link_counters(guest, dev):
+    """{counter: value} of `dev`'s port from `rdma statistic show link`."""
+    out = guest.run("rdma statistic show link %s/1" % dev, check=True).stdout
+    return {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", out)}
+
+
+def rc_pingpong(guest, gids, args, timeout):
+    """ibv_rc_pingpong with `args` from sroce0 (client, gids[0]) to sroce1
+    (server in peer, gids[1]); returns run_pair's (rc, output)."""
+    return run_pair(
+        guest,
+        "ibv_rc_pingpong -d sroce1 -g %d %s" % (gids[1], args),
+        "ibv_rc_pingpong -d sroce0 -g %d %s %s" % (gids[0], args, SERVER_IP),
+        timeout=timeout)
 
 
 def q(s):
