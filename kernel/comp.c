@@ -266,6 +266,7 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 {
 	u32 flags = pkt->op->flags;
 	enum ib_qp_state state = READ_ONCE(qp->state);
+	bool run;
 
 	if (qp->ib.qp_type != IB_QPT_RC ||
 	    (state != IB_QPS_RTS && state != IB_QPS_SQD)) {
@@ -287,9 +288,15 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 	if (READ_ONCE(qp->state) != IB_QPS_ERR && !qp->rnr_wait)
 		comp_restart_timer(qp);
+	run = sroce_sq_needs_run(qp);
 	spin_unlock_bh(&qp->sq_lock);
-	/* Credits, a rewind or freed slots: the send engine may go on. */
-	sroce_qp_schedule_send(qp);
+	/* Credits or a rewind: the engine goes on, from its work item rather
+	 * than here, so that packets it sends are not queued behind the
+	 * softirq that runs us (a CPU's backlog overflows if every ACK adds
+	 * a window's worth).
+	 */
+	if (run)
+		sroce_qp_schedule_send(qp);
 }
 
 /* ---- timers --------------------------------------------------------------- */

@@ -102,3 +102,20 @@ bool sroce_sq_may_sleep(struct sroce_qp *qp)
 	WRITE_ONCE(qp->sq.ctrl->notify, 0);
 	return false;
 }
+
+/*
+ * After an ACK: whether the engine has anything to do.  ACKs run it only
+ * then, so an ACK that merely retires a message costs no run.  A WQE the
+ * process posted while the engine was blocked on ACKs rang no doorbell
+ * (none was asked for), so it counts as work here.  If the QP went idle
+ * instead, this asks the process for its next doorbell, as the engine
+ * would.  Caller holds sq_lock.
+ */
+bool sroce_sq_needs_run(struct sroce_qp *qp)
+{
+	if (qp->req_cur != qp->fetch || test_bit(0, &qp->need_retransmit))
+		return true;
+	if (qp->user && sq_ring_has_new(qp))
+		return true;
+	return !sroce_sq_may_sleep(qp);
+}

@@ -33,13 +33,53 @@ void sroce_qp_put(struct sroce_qp *qp)
 }
 
 /*
- * A QP's packets always leave from the same CPU, like a NIC's per-queue
- * ring: software network devices (veth, loopback) hand packets to the
- * sending CPU's backlog, and two CPUs' backlogs would reorder one flow.
+ * Who runs the send engine.  A doorbell (post_send) runs it right there,
+ * so a message costs no thread wake-up; everything else (ACKs, timers,
+ * callers holding QP locks or with interrupts off) queues the QP's work
+ * item, which also takes over when a run used its budget.  The receive
+ * softirq must not send a window's worth of packets itself: they would
+ * queue behind it on this CPU's backlog.  One runner at a time:
+ * a caller that finds the engine busy leaves SROCE_SEND_AGAIN for the
+ * runner, which looks again before it stops.
+ *
+ * The work goes to the CPU that last ran the engine: software network
+ * devices (veth, loopback) hand packets to the sending CPU's backlog, and
+ * two CPUs' backlogs would reorder one flow.
  */
 void sroce_qp_schedule_send(struct sroce_qp *qp)
 {
-	queue_work_on(qp->cpu, sroce_wq, &qp->send_work);
+	queue_work_on(READ_ONCE(qp->cpu), sroce_wq, &qp->send_work);
+}
+
+void sroce_qp_run_send(struct sroce_qp *qp)
+{
+	bool more;
+
+	if (irqs_disabled()) {
+		sroce_qp_schedule_send(qp);
+		return;
+	}
+	set_bit(SROCE_SEND_AGAIN, &qp->send_flags);
+	smp_mb__after_atomic();
+	while (test_bit(SROCE_SEND_AGAIN, &qp->send_flags)) {
+		if (test_and_set_bit_lock(SROCE_SEND_RUNNING, &qp->send_flags))
+			return;		/* the runner will see AGAIN */
+		clear_bit(SROCE_SEND_AGAIN, &qp->send_flags);
+		smp_mb__after_atomic();
+		WRITE_ONCE(qp->cpu, raw_smp_processor_id());
+		more = sroce_send_engine(qp);
+		clear_bit_unlock(SROCE_SEND_RUNNING, &qp->send_flags);
+		smp_mb__after_atomic();
+		if (more) {
+			sroce_qp_schedule_send(qp);
+			return;
+		}
+	}
+}
+
+static void sroce_send_work(struct work_struct *work)
+{
+	sroce_qp_run_send(container_of(work, struct sroce_qp, send_work));
 }
 
 static void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
@@ -270,8 +310,8 @@ err_sq:
 /* ---- the state machine ----------------------------------------------------- */
 
 /*
- * Stops the send work and the timers of a QP already in RESET.  They
- * re-arm each other (the work starts timers, timers queue the work), so:
+ * Stops the send engine and the timers of a QP already in RESET.  They
+ * re-arm each other (the engine starts timers, timers run the engine), so:
  * wait out the work, then the timers, then any work a timer queued
  * meanwhile; seeing RESET, neither starts the other again.
  */
@@ -283,6 +323,9 @@ static void sroce_qp_quiesce(struct sroce_qp *qp)
 	hrtimer_cancel(&qp->kick_timer);
 	hrtimer_cancel(&qp->linger_timer);
 	cancel_work_sync(&qp->send_work);
+	/* A run the receive path started before RESET may still be going. */
+	while (test_bit(SROCE_SEND_RUNNING, &qp->send_flags))
+		cond_resched();
 }
 
 /* Back to the state of a fresh QP: no completions for what was queued. */

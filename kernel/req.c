@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The send engine: one work item per QP that takes work requests from the
- * send queue, cuts messages into path-MTU packets and sends them, sends the
- * responder's READ responses, retransmits from the oldest unacknowledged
- * PSN when told to, and flushes the queues once the QP has failed.
+ * The send engine of a QP, run by one context at a time (qp.c picks it: the
+ * doorbell, the ACK that opened the window, or the QP's work item): takes
+ * work requests from the send queue, cuts messages into path-MTU packets
+ * and sends them, sends the responder's READ responses, retransmits from
+ * the oldest unacknowledged PSN when told to, and flushes the queues once
+ * the QP has failed.
  *
  * For a user QP it also copies new WQEs from the shared ring into the
  * kernel's shadow array, validating each; nothing is read from user
@@ -596,9 +598,12 @@ void sroce_flush_queues(struct sroce_qp *qp)
 	}
 }
 
-void sroce_send_work(struct work_struct *work)
+/*
+ * One run of the send engine, by whoever holds the QP's send right (see
+ * sroce_qp_run_send).  True if it stopped at its budget with more to do.
+ */
+bool sroce_send_engine(struct sroce_qp *qp)
 {
-	struct sroce_qp *qp = container_of(work, struct sroce_qp, send_work);
 	enum ib_qp_state state;
 	int budget = SROCE_SEND_BUDGET;
 
@@ -607,18 +612,16 @@ void sroce_send_work(struct work_struct *work)
 		sroce_flush_queues(qp);
 		if (qp->user)
 			WRITE_ONCE(qp->sq.ctrl->notify, SROCE_SQ_NEED_DOORBELL);
-		return;
+		return false;
 	}
 	/* The kick timer brought us back, or new work did: try again. */
 	qp->tx_backoff = false;
 	if (state == IB_QPS_RTR) {
 		/* A responder in RTR answers READs but sends no requests. */
-		if (sroce_resp_send_reads(qp, &budget) && budget <= 0)
-			sroce_qp_schedule_send(qp);
-		return;
+		return sroce_resp_send_reads(qp, &budget) && budget <= 0;
 	}
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
-		return;
+		return false;
 	if (qp->user)
 		WRITE_ONCE(qp->sq.ctrl->notify, 0);
 
@@ -630,7 +633,7 @@ void sroce_send_work(struct work_struct *work)
 		if (sq_fetch(qp)) {
 			spin_unlock_bh(&qp->sq_lock);
 			sroce_qp_error(qp);
-			return;
+			return false;
 		}
 		while (budget > 0 && req_step(qp)) {
 			budget--;
@@ -639,18 +642,15 @@ void sroce_send_work(struct work_struct *work)
 		if (did && qp->user)
 			sroce_sq_worked(qp);
 		spin_unlock_bh(&qp->sq_lock);
-		if (budget <= 0) {
-			/* More to do: let others run, then continue. */
-			sroce_qp_schedule_send(qp);
-			return;
-		}
+		if (budget <= 0)
+			return true;	/* more to do: let others run first */
 		if (did)
 			continue;
 		spin_lock_bh(&qp->sq_lock);
 		sleep = sroce_sq_may_sleep(qp);
 		spin_unlock_bh(&qp->sq_lock);
 		if (sleep)
-			return;
+			return false;
 	}
 }
 
@@ -662,7 +662,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 
 	if (qp->user) {
 		/* The doorbell: the WQEs are in the shared ring already. */
-		sroce_qp_schedule_send(qp);
+		sroce_qp_run_send(qp);
 		return 0;
 	}
 	if (READ_ONCE(qp->state) < IB_QPS_RTS && READ_ONCE(qp->state) != IB_QPS_ERR) {
@@ -744,7 +744,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	spin_unlock_bh(&qp->sq_lock);
 	if (err)
 		*bad_wr = wr;
-	sroce_qp_schedule_send(qp);
+	sroce_qp_run_send(qp);
 	return err;
 }
 

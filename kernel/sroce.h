@@ -8,9 +8,10 @@
  *
  * Contexts: verbs calls run in process context; the receive path (responder
  * and completer) runs in softirq from the UDP socket; each QP's send engine
- * (requester and READ responses) runs from a work item; timers are soft
- * hrtimers.  Locks are therefore taken with _bh where process context and
- * softirq meet.
+ * (requester and READ responses) runs in whichever of those contexts
+ * kicked it, or from its work item (qp.c); timers are soft hrtimers.
+ * Locks are therefore taken with _bh where process context and softirq
+ * meet.
  */
 #ifndef SROCE_H
 #define SROCE_H
@@ -606,8 +607,9 @@ struct sroce_qp {
 	u64 last_work_ns;		/* when the send work last did work */
 	struct sroce_qp_cc cc;
 
-	struct work_struct send_work;
-	int cpu;			/* where send_work runs: keeps packet order */
+	unsigned long send_flags;	/* SROCE_SEND_*: who runs the engine */
+	struct work_struct send_work;	/* the engine's fallback runner */
+	int cpu;			/* that last ran it: keeps packet order */
 
 	/* --- receive side ------------------------------------------------ */
 	struct sroce_cq *rcq;
@@ -655,7 +657,14 @@ struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
 /* Moves the QP to the error state (flushing) from any context. */
 void sroce_qp_error(struct sroce_qp *qp);
+/* Runs the send engine here and now if it may; else as in _schedule_. */
+void sroce_qp_run_send(struct sroce_qp *qp);
+/* Has the work item run it: for callers holding a QP lock. */
 void sroce_qp_schedule_send(struct sroce_qp *qp);
+enum {
+	SROCE_SEND_RUNNING,		/* someone is in sroce_send_engine() */
+	SROCE_SEND_AGAIN,		/* ... and must look again before stopping */
+};
 
 int sroce_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata);
@@ -671,8 +680,8 @@ int sroce_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
 int sroce_attach_mcast(struct ib_qp *qp, union ib_gid *gid, u16 lid);
 int sroce_detach_mcast(struct ib_qp *qp, union ib_gid *gid, u16 lid);
 
-/* req.c: the send engine, run from send_work */
-void sroce_send_work(struct work_struct *work);
+/* req.c: the send engine, run through sroce_qp_run_send() */
+bool sroce_send_engine(struct sroce_qp *qp);
 void sroce_sq_retire(struct sroce_qp *qp);
 enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode);
 /* resp.c: READ responses, sent from the send work within *budget */
@@ -694,6 +703,7 @@ enum hrtimer_restart sroce_kick_timer(struct hrtimer *t);
 enum hrtimer_restart sroce_linger_timer(struct hrtimer *t);
 void sroce_sq_worked(struct sroce_qp *qp);
 bool sroce_sq_may_sleep(struct sroce_qp *qp);
+bool sroce_sq_needs_run(struct sroce_qp *qp);
 void sroce_req_seek(struct sroce_qp *qp);
 /* Completes the SQ and RQ with flush errors after the QP failed. */
 void sroce_flush_queues(struct sroce_qp *qp);
