@@ -286,7 +286,12 @@ struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev, unsigned int len)
 			    sizeof(struct ipv6hdr) + sizeof(struct udphdr);
 	struct sk_buff *skb;
 
-	skb = alloc_skb(room + len + ROCE_ICRC_LEN, GFP_ATOMIC);
+	/* From the per-CPU page fragment cache, not kmalloc: its pages are
+	 * reused once their packets are freed, so the kernel's zeroing of new
+	 * allocations (init_on_alloc) does not cost a memset per packet.
+	 */
+	skb = __netdev_alloc_skb(sdev->ndev, room + len + ROCE_ICRC_LEN,
+				 GFP_ATOMIC);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, room);
