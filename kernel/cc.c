@@ -332,7 +332,7 @@ static void cnp_send(struct sroce_qp *qp)
 		return;
 	}
 	av.tclass = READ_ONCE(sdev->cc.config.cnp_dscp) << 2;
-	if (!sroce_skb_send(sdev, &av, qp->sport, skb))
+	if (!sroce_skb_send(sdev, &av, NULL, qp->sport, skb))
 		sroce_count(sdev, SROCE_CNT_CNP_SENT, 1);
 }
 

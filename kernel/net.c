@@ -355,7 +355,7 @@ static bool sroce_txq_stopped(struct sroce_dev *sdev, struct net_device *dev,
 }
 
 static int sroce_send4(struct sroce_dev *sdev, const struct sroce_av *av,
-		       u8 tclass, struct sk_buff *skb)
+		       u8 tclass, struct dst_cache *cache, struct sk_buff *skb)
 {
 	struct net *net = dev_net(sdev->ndev);
 	struct flowi4 fl = {
@@ -365,13 +365,19 @@ static int sroce_send4(struct sroce_dev *sdev, const struct sroce_av *av,
 		.daddr = av->daddr.s6_addr32[3],
 		.saddr = av->saddr.s6_addr32[3],
 	};
-	struct rtable *rt;
+	struct rtable *rt = NULL;
 	struct iphdr *iph;
 
-	rt = ip_route_output_key(net, &fl);
-	if (IS_ERR(rt)) {
-		kfree_skb(skb);
-		return PTR_ERR(rt);
+	if (cache)
+		rt = dst_cache_get_ip4(cache, &fl.saddr);
+	if (!rt) {
+		rt = ip_route_output_key(net, &fl);
+		if (IS_ERR(rt)) {
+			kfree_skb(skb);
+			return PTR_ERR(rt);
+		}
+		if (cache)
+			dst_cache_set_ip4(cache, &rt->dst, fl.saddr);
 	}
 
 	__skb_push(skb, sizeof(*iph));
@@ -398,7 +404,7 @@ static int sroce_send4(struct sroce_dev *sdev, const struct sroce_av *av,
 
 #if IS_ENABLED(CONFIG_IPV6)
 static int sroce_send6(struct sroce_dev *sdev, const struct sroce_av *av,
-		       u8 tclass, struct sk_buff *skb)
+		       u8 tclass, struct dst_cache *cache, struct sk_buff *skb)
 {
 	struct net *net = dev_net(sdev->ndev);
 	struct flowi6 fl = {
@@ -409,13 +415,19 @@ static int sroce_send6(struct sroce_dev *sdev, const struct sroce_av *av,
 		.flowlabel = ip6_make_flowinfo(tclass,
 					       cpu_to_be32(av->flow_label)),
 	};
-	struct dst_entry *dst;
+	struct dst_entry *dst = NULL;
 	struct ipv6hdr *ip6h;
 
-	dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl, NULL);
-	if (IS_ERR(dst)) {
-		kfree_skb(skb);
-		return PTR_ERR(dst);
+	if (cache)
+		dst = dst_cache_get_ip6(cache, &fl.saddr);
+	if (!dst) {
+		dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl, NULL);
+		if (IS_ERR(dst)) {
+			kfree_skb(skb);
+			return PTR_ERR(dst);
+		}
+		if (cache)
+			dst_cache_set_ip6(cache, dst, &fl.saddr);
 	}
 
 	__skb_push(skb, sizeof(*ip6h));
@@ -436,9 +448,9 @@ static int sroce_send6(struct sroce_dev *sdev, const struct sroce_av *av,
 }
 #endif
 
-/* Consumes @skb whatever happens. */
+/* Consumes @skb whatever happens.  Runs with BH off (@cache is per CPU). */
 int sroce_skb_send(struct sroce_dev *sdev, const struct sroce_av *av,
-		   u16 sport, struct sk_buff *skb)
+		   struct dst_cache *cache, u16 sport, struct sk_buff *skb)
 {
 	unsigned int roce_len = skb->len + ROCE_ICRC_LEN;
 	u8 tclass = sroce_cc_tclass(sdev, av->tclass,
@@ -454,12 +466,15 @@ int sroce_skb_send(struct sroce_dev *sdev, const struct sroce_av *av,
 	 */
 	skb->priority = tclass >> 5;
 	skb_clear_hash(skb);
+	/* The route was cached for the AV's TOS; CC may pick another. */
+	if (RT_TOS(tclass) != RT_TOS(av->tclass))
+		cache = NULL;
 #if IS_ENABLED(CONFIG_IPV6)
 	if (av->ipv6)
-		err = sroce_send6(sdev, av, tclass, skb);
+		err = sroce_send6(sdev, av, tclass, cache, skb);
 	else
 #endif
-		err = sroce_send4(sdev, av, tclass, skb);
+		err = sroce_send4(sdev, av, tclass, cache, skb);
 	/* NET_XMIT_CN is no success for us: RED and others return it for a
 	 * packet they dropped.  Resending one that was queued after all
 	 * (fq_codel's CN can mean another packet went) is a harmless

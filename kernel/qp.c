@@ -277,6 +277,9 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		err = -ENOMEM;
 		goto err_rq;
 	}
+	err = dst_cache_init(&qp->dst_cache, GFP_KERNEL);
+	if (err)
+		goto err_res;
 
 	ibqp->qp_num = sroce_qpn_alloc(sdev, qp, init->qp_type, &err);
 	if (err)
@@ -295,6 +298,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 err_qpn:
 	xa_erase_bh(&sdev->qps, ibqp->qp_num);
 err_res:
+	dst_cache_destroy(&qp->dst_cache);
 	kfree(qp->rd_res);
 err_rq:
 	if (!qp->srq)
@@ -422,8 +426,10 @@ static void sroce_apply_attrs(struct sroce_qp *qp, struct ib_qp_attr *attr,
 		qp->access = attr->qp_access_flags;
 	if (mask & IB_QP_QKEY)
 		qp->qkey = attr->qkey;
-	if (mask & IB_QP_AV)
+	if (mask & IB_QP_AV) {
 		qp->av = *av;
+		dst_cache_reset(&qp->dst_cache);
+	}
 	if (mask & IB_QP_PATH_MTU) {
 		qp->pmtu = attr->path_mtu;
 		qp->mtu = ib_mtu_enum_to_int(attr->path_mtu);
@@ -627,6 +633,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_qp_quiesce(qp);
 	sroce_mcast_detach_all(qp);
 
+	dst_cache_destroy(&qp->dst_cache);
 	kfree(qp->rd_res);
 	if (!qp->srq)
 		sroce_rq_free(&qp->rq);

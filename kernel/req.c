@@ -378,7 +378,8 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 		memset(dst + payload, 0, pad);
 	}
 
-	if (sroce_skb_send(qp->sdev, av, qp->sport, skb)) {
+	if (sroce_skb_send(qp->sdev, av, qp_is_ud(qp) ? NULL : &qp->dst_cache,
+			   qp->sport, skb)) {
 		/* Refused locally (queue full, neighbour unresolved): not
 		 * sent, so not lost.  Send it again later, unchanged.
 		 */

@@ -37,7 +37,7 @@ static void resp_send(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
 	if (!skb)
 		return;		/* the requester will time out and retry */
 	roce_build_headers(&pi, skb->data, len);
-	sroce_skb_send(qp->sdev, &qp->av, qp->sport, skb);
+	sroce_skb_send(qp->sdev, &qp->av, &qp->dst_cache, qp->sport, skb);
 }
 
 static void resp_ack(struct sroce_qp *qp, u32 psn)
@@ -632,7 +632,8 @@ static void send_read_packet(struct sroce_qp *qp, struct sroce_rd_res *r)
 		rcu_read_unlock();
 		memset(skb->data + hdr_len + len, 0, pad);
 	}
-	if (sroce_skb_send(qp->sdev, &qp->av, qp->sport, skb) == -EBUSY) {
+	if (sroce_skb_send(qp->sdev, &qp->av, &qp->dst_cache, qp->sport,
+			   skb) == -EBUSY) {
 		/* Not sent, so not lost: the same response again later. */
 		sroce_tx_refused(qp);
 		return;

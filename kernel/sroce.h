@@ -22,6 +22,7 @@
 #include <linux/netdevice.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
+#include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
 
 #include "../include/uapi/sroce-abi.h"
@@ -479,10 +480,12 @@ struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev, unsigned int len);
  * Adds UDP/IP headers and the ICRC and sends.  Consumes @skb.  0, -EBUSY
  * when the local stack refused or dropped it under congestion (queue
  * full, qdisc drop: the packet never left, send it again later), or
- * another error (route or device unavailable).
+ * another error (route or device unavailable).  @cache, if not NULL,
+ * keeps the route to @av between packets; its owner resets it when @av
+ * changes.
  */
 int sroce_skb_send(struct sroce_dev *sdev, const struct sroce_av *av,
-		   u16 sport, struct sk_buff *skb);
+		   struct dst_cache *cache, u16 sport, struct sk_buff *skb);
 
 /* Receive entry from net.c: @skb data at the BTH, ICRC checked. */
 void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb,
@@ -562,6 +565,7 @@ struct sroce_qp {
 	u8 max_dest_rd_atomic;		/* peers' outstanding towards us */
 	bool sig_all;
 	struct sroce_av av;		/* RC/UC: the peer */
+	struct dst_cache dst_cache;	/* RC/UC: the route to av */
 	u16 sport;			/* UDP source port: constant per QP */
 	u32 sq_psn;
 	u32 rq_psn;
