@@ -42,39 +42,58 @@ void sroce_qp_put(struct sroce_qp *qp)
  * a caller that finds the engine busy leaves SROCE_SEND_AGAIN for the
  * runner, which looks again before it stops.
  *
- * The work goes to the CPU that last ran the engine: software network
- * devices (veth, loopback) hand packets to the sending CPU's backlog, and
- * two CPUs' backlogs would reorder one flow.
+ * The engine runs on one CPU at a time, the one that last ran it, and
+ * the work goes there: software network devices (veth, loopback) hand
+ * packets to the sending CPU's backlog, and two CPUs' backlogs would
+ * reorder one flow.  A doorbell from another CPU takes the engine over
+ * only when none of the QP's packets can still be queued (every PSN
+ * acknowledged); until then it hands over to the work item.
  */
 void sroce_qp_schedule_send(struct sroce_qp *qp)
 {
 	queue_work_on(READ_ONCE(qp->cpu), sroce_wq, &qp->send_work);
 }
 
+/* Nothing of ours in flight, so the engine may move to another CPU. */
+static bool sroce_qp_quiet(const struct sroce_qp *qp)
+{
+	return qp->ib.qp_type != IB_QPT_RC ||
+	       READ_ONCE(qp->comp_psn) == READ_ONCE(qp->req_psn);
+}
+
 void sroce_qp_run_send(struct sroce_qp *qp)
 {
-	bool more;
+	bool more = false;
+	int cpu;
 
 	if (irqs_disabled()) {
 		sroce_qp_schedule_send(qp);
 		return;
 	}
+	migrate_disable();
+	cpu = raw_smp_processor_id();	/* stable: migration is off */
 	set_bit(SROCE_SEND_AGAIN, &qp->send_flags);
 	smp_mb__after_atomic();
 	while (test_bit(SROCE_SEND_AGAIN, &qp->send_flags)) {
 		if (test_and_set_bit_lock(SROCE_SEND_RUNNING, &qp->send_flags))
-			return;		/* the runner will see AGAIN */
+			break;		/* the runner will see AGAIN */
+		if (cpu != READ_ONCE(qp->cpu) && !sroce_qp_quiet(qp)) {
+			clear_bit_unlock(SROCE_SEND_RUNNING, &qp->send_flags);
+			more = true;	/* the work item, on qp->cpu */
+			break;
+		}
 		clear_bit(SROCE_SEND_AGAIN, &qp->send_flags);
 		smp_mb__after_atomic();
-		WRITE_ONCE(qp->cpu, raw_smp_processor_id());
+		WRITE_ONCE(qp->cpu, cpu);
 		more = sroce_send_engine(qp);
 		clear_bit_unlock(SROCE_SEND_RUNNING, &qp->send_flags);
 		smp_mb__after_atomic();
-		if (more) {
-			sroce_qp_schedule_send(qp);
-			return;
-		}
+		if (more)
+			break;
 	}
+	migrate_enable();
+	if (more)
+		sroce_qp_schedule_send(qp);
 }
 
 static void sroce_send_work(struct work_struct *work)
