@@ -24,7 +24,11 @@ static int __init sroce_init(void)
 	err = sroce_cc_module_init();
 	if (err)
 		return err;
-	sroce_wq = alloc_workqueue("sroce", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
+	/* Not WQ_HIGHPRI: nice -20 senders starved ksoftirqd, so the packets
+	 * they queued were not received, the CPU's backlog overflowed and
+	 * 8-QP loopback runs died of retries.  Doorbells send inline anyway.
+	 */
+	sroce_wq = alloc_workqueue("sroce", WQ_MEM_RECLAIM, 0);
 	if (!sroce_wq)
 		return -ENOMEM;
 	err = sroce_net_init();
