@@ -66,7 +66,10 @@ void sroce_qp_run_send(struct sroce_qp *qp)
 	bool more = false;
 	int cpu;
 
-	if (irqs_disabled()) {
+	/* Inline only in process context: a softirq poster (a kernel ULP
+	 * completing in softirq) would queue the packets behind itself.
+	 */
+	if (!in_task() || irqs_disabled()) {
 		sroce_qp_schedule_send(qp);
 		return;
 	}
