@@ -440,11 +440,19 @@ static void req_local_op(struct sroce_qp *qp, struct sroce_swqe *s)
 	sroce_sq_retire(qp);
 }
 
+/*
+ * Starts the local ACK timer unless it is already counting.  "Counting"
+ * is queued, not active: while its callback runs (the timeout that asked
+ * for this very resend) the timer is active but will not fire again, and
+ * packets resent from here on a CPU racing that callback would be left
+ * with no timer if they too were lost.
+ */
 static void arm_retrans_timer(struct sroce_qp *qp)
 {
 	u64 ns;
 
-	if (!qp_is_rc(qp) || !qp->timeout || hrtimer_active(&qp->retrans_timer))
+	if (!qp_is_rc(qp) || !qp->timeout ||
+	    hrtimer_is_queued(&qp->retrans_timer))
 		return;
 	ns = roce_ack_timeout_ns(qp->timeout);
 	hrtimer_start(&qp->retrans_timer, ns_to_ktime(ns), HRTIMER_MODE_REL_SOFT);
