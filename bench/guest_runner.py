@@ -27,7 +27,6 @@ import plan  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.environ.get("SROCE_OUT", "/tmp")
 GIB = float(1 << 30)
-CLOCK_SYSCALLS = ("gettimeofday", "clock_gettime", "clock_nanosleep", "time")
 USER_HZ = os.sysconf("SC_CLK_TCK")
 
 
@@ -204,28 +203,58 @@ def run_cpu(w, pair, s):
             "iters": list(s.cpu_iters)}
 
 
+# Syscall counting in the kernel (perf stat on tracepoints), never ptrace:
+# strace stops the client at every syscall, which slows it so much that
+# sroce's send engine always drains the ring and asks for a doorbell on
+# every post.  perf stat counts only the client (perftest) and its threads.
+# x86-64 numbers of the clock reads perftest makes in its loop: without a
+# vDSO clock under TCG (hpet) each is a real syscall, the app's cost.
+CLOCK_SYSCALL_IDS = (228, 96, 201)    # clock_gettime, gettimeofday, time
+SYSCALL_EVENTS = (
+    ("all", "raw_syscalls:sys_enter", None),
+    ("clock", "raw_syscalls:sys_enter",
+     " || ".join("id == %d" % i for i in CLOCK_SYSCALL_IDS)),
+    # In perftest's loop the only write() not to stdout/stderr is the
+    # doorbell on the uverbs fd (its socket exchange and its report are
+    # the same in both run lengths and cancel).
+    ("doorbell", "syscalls:sys_enter_write", "fd > 2"),
+)
+
+
+def ensure_tracefs():
+    if not os.path.isdir("/sys/kernel/tracing/events"):
+        sh("mount -t tracefs nodev /sys/kernel/tracing")
+
+
+def perf_stat_argv(path):
+    argv = ["perf", "stat", "-x,", "-o", path]
+    for _, event, where in SYSCALL_EVENTS:
+        argv += ["-e", event] + (["--filter", where] if where else [])
+    return tuple(argv + ["--"])
+
+
 def run_syscalls(w, pair, s):
     """Client syscalls per WRITE work request, marginal between two run
-    lengths (strace -f -c), so setup syscalls cancel."""
+    lengths, so setup syscalls cancel: the doorbells (write() on the uverbs
+    fd) as the headline, all syscalls and perftest's clock reads beside."""
+    ensure_tracefs()
     size = w.params["size"]
     counts = []
-    for n in s.strace_iters:
-        path = "/tmp/strace.%d" % n
+    for n in s.syscall_iters:
+        path = "/tmp/perf-stat.%d" % n
         pair.perftest("ib_write_bw", ["-s", str(size), "-n", str(n)],
-                      timeout=600, wrap=("strace", "-f", "-c", "-o", path))
+                      timeout=s.timeout, wrap=perf_stat_argv(path))
         with open(path) as f:
-            counts.append(parsers.strace_counts(f.read()))
-    span = s.strace_iters[1] - s.strace_iters[0]
-    per = {k: (counts[1].get(k, 0) - counts[0].get(k, 0)) / span
-           for k in counts[1] if k != "total"}
-    # perftest reads the clock in its loop, and under TCG (hpet) the vDSO
-    # falls back to a real syscall; that is the app's cost, not the device's.
-    device = sum(v for k, v in per.items() if k not in CLOCK_SYSCALLS)
-    clock = sum(v for k, v in per.items() if k in CLOCK_SYSCALLS)
-    top = dict(sorted(((k, round(v, 3)) for k, v in per.items() if abs(v) > 0.005),
-                      key=lambda kv: -abs(kv[1]))[:6])
-    return {"per_wr": device, "clock_reads_per_wr": clock, "by_syscall": top,
-            "iters": list(s.strace_iters)}
+            rows = parsers.perf_stat_counts(f.read())
+        if [e for e, _ in rows] != [e for _, e, _ in SYSCALL_EVENTS]:
+            raise RunFailed("perf stat counted other events: %s" % rows)
+        counts.append({name: c for (name, _, _), (_, c) in zip(SYSCALL_EVENTS, rows)})
+    span = s.syscall_iters[1] - s.syscall_iters[0]
+    per = {k: (counts[1][k] - counts[0][k]) / span for k in counts[0]}
+    return {"per_wr": per["doorbell"], "all_per_wr": per["all"],
+            "clock_reads_per_wr": per["clock"],
+            "other_per_wr": per["all"] - per["clock"] - per["doorbell"],
+            "counts": counts, "iters": list(s.syscall_iters)}
 
 
 def run_scaling(w, pair, s):

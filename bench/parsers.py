@@ -1,5 +1,5 @@
 """Parsers for what the benchmark tools print: perftest bandwidth and
-latency reports, `strace -c` summaries, iperf3 JSON, /proc/stat and
+latency reports, `perf stat -x,` counts, iperf3 JSON, /proc/stat and
 /proc/meminfo.  Pure functions on text, so they run (and are unit-tested)
 on the host as well as in the guest.  Each raises ParseError with the
 text's tail when the expected report is missing, so a tool that failed
@@ -89,20 +89,24 @@ def perftest_lat(text):
     raise ParseError("no perftest latency report in:\n" + _tail(text))
 
 
-_STRACE_ROW = re.compile(
-    r"^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:(\d+)\s+)?(\w+)\s*$")
-
-
-def strace_counts(text):
-    """`strace -c` summary -> {syscall: calls}, plus 'total'."""
-    counts = {}
+def perf_stat_counts(text):
+    """`perf stat -x,` output -> [(event, count)] in the order the events
+    were given (perf prints them so; the same tracepoint twice with
+    different filters keeps two rows).  An event perf could not count is
+    an error, never a zero."""
+    rows = []
     for line in text.splitlines():
-        m = _STRACE_ROW.match(line)
-        if m:
-            counts[m.group(3)] = int(m.group(1))
-    if "total" not in counts:
-        raise ParseError("no strace -c summary in:\n" + _tail(text))
-    return counts
+        if not line.strip() or line.startswith("#"):
+            continue
+        cols = line.split(",")
+        if len(cols) < 3:
+            continue
+        if not re.fullmatch(r"\d+", cols[0]):
+            raise ParseError("perf stat could not count %s: %s" % (cols[2], cols[0]))
+        rows.append((cols[2], int(cols[0])))
+    if not rows:
+        raise ParseError("no perf stat counts in:\n" + _tail(text))
+    return rows
 
 
 def iperf3_gbps(text):

@@ -50,7 +50,7 @@ class Settings:
     volume: float = 1.0        # bandwidth runs move volume x 32 MiB (64 B: x 20000 messages)
     lat_iters: int = 500
     cpu_iters: tuple = (20, 1000)       # marginal CPU: two run lengths
-    strace_iters: tuple = (200, 1000)   # marginal syscalls: two run lengths
+    syscall_iters: tuple = (1000, 5000)  # marginal syscalls: two run lengths
     scaling_qps: tuple = (1, 8, 64, 1024, 8192)
     memory_qps: int = 1024
     loss: str = "1%"
@@ -59,7 +59,7 @@ class Settings:
     @classmethod
     def quick(cls):
         return cls(rounds=1, duration=1, volume=0.25, lat_iters=200, cpu_iters=(5, 200),
-                   strace_iters=(50, 250), scaling_qps=(1, 8), memory_qps=128,
+                   syscall_iters=(200, 1000), scaling_qps=(1, 8), memory_qps=128,
                    timeout=60)
 
 
@@ -87,9 +87,10 @@ def loopback_workloads(s):
                       params=dict(size=64 * KIB)))
     w.append(Workload("tcp/iperf3", "tcp", "gbps", "Gb/s", True,
                       devices=("tcp-rxe-path", "tcp-sroce-path")))
+    # per_wr: doorbell syscalls (write() on the uverbs fd) per WR
     w.append(Workload("syscalls_per_wr/write/4KiB", "syscalls", "per_wr",
                       "syscalls/WR", False, every_round=False,
-                      params=dict(size=4 * KIB)))
+                      also=("all_per_wr",), params=dict(size=4 * KIB)))
     w.append(Workload("kmem_per_qp/%d" % s.memory_qps, "qp_memory",
                       "kib_per_qp", "KiB/QP", False, every_round=False,
                       params=dict(count=s.memory_qps)))

@@ -59,11 +59,22 @@ def test_latency_without_a_stdev_still_counts_but_inf_is_an_error():
         parsers.perftest_lat(sample("write_lat_inf.txt"))
 
 
-def test_strace_summary():
-    c = parsers.strace_counts(sample("strace_c.txt"))
-    assert c["write"] == 2010 and c["openat"] == 91 and c["total"] == 3038
+def test_perf_stat_counts_keep_the_order_of_the_events():
+    # The same tracepoint twice (the second filtered) stays two rows.
+    rows = parsers.perf_stat_counts(sample("perf_stat_syscalls.txt"))
+    assert [e for e, _ in rows] == ["raw_syscalls:sys_enter", "raw_syscalls:sys_enter",
+                                    "syscalls:sys_enter_write"]
+    assert [c for _, c in rows] == [534, 0, 7]
+
+
+@pytest.mark.parametrize("text", [
+    "<not supported>,,syscalls:sys_enter_write,0,100.00,,\n",
+    "<not counted>,,raw_syscalls:sys_enter,0,0.00,,\n",
+    "event syntax error: 'raw_syscalls:sys_enterx'\n",
+    ""])
+def test_perf_stat_that_counted_nothing_is_an_error(text):
     with pytest.raises(parsers.ParseError):
-        parsers.strace_counts("strace: exec: No such file or directory\n")
+        parsers.perf_stat_counts(text)
 
 
 def test_iperf3():
@@ -116,6 +127,30 @@ def test_report_medians_ratios_and_failures(tmp_path):
     assert bw[2:] == ("1.5", "no")
     md = report.markdown(meta, {"date": "today", "commit": "abc"}, s, [])
     assert "boom" in md and "| write_bw/64KiB/1qp | Gb/s | 0.2 | 0.3 | 1.5 | sroce |" in md
+
+
+def test_report_syscalls_headline_is_doorbells_with_all_beside(tmp_path):
+    run = fake_run(tmp_path)
+    with open(run / "raw.jsonl", "a") as f:
+        for dev, doorbell, clock, other in (("rxe", 1.0, 0.5, 0.0),
+                                            ("sroce", 0.002, 0.5, 0.01)):
+            f.write(json.dumps({
+                "workload": "syscalls_per_wr/write/4KiB", "path": "loopback",
+                "device": dev, "round": 1, "ok": True,
+                "metrics": {"per_wr": doorbell, "clock_reads_per_wr": clock,
+                            "other_per_wr": other,
+                            "all_per_wr": doorbell + clock + other}}) + "\n")
+    meta, recs = report.load(run)
+    s = report.Summary(meta, recs)
+    targets = {r[0]: r[2:] for r in report.target_rows(s)}
+    assert targets["doorbell syscalls per WR, sroce (WRITE 4 KiB)"] == ("0.002", "yes")
+    assert targets["all syscalls per WR less perftest's clock reads, sroce "
+                   "(WRITE 4 KiB)"] == ("0.012", "yes")
+    rows = {r[0]: r for r in report.comparison_rows(s)}
+    assert rows["syscalls_per_wr/write/4KiB all syscalls"][2:4] == (1.5, 0.512)
+    md = report.markdown(meta, {"date": "today", "commit": "abc"}, s, [])
+    assert ("Syscalls per WR on sroce: doorbell write() 0.002, perftest's clock "
+            "reads 0.5, other 0.01.") in md
 
 
 def test_report_writes_all_three_files(tmp_path):
