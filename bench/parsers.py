@@ -1,9 +1,9 @@
 """Parsers for what the benchmark tools print: perftest bandwidth and
-latency reports, `perf stat -x,` counts, iperf3 JSON, /proc/stat and
-/proc/meminfo.  Pure functions on text, so they run (and are unit-tested)
-on the host as well as in the guest.  Each raises ParseError with the
-text's tail when the expected report is missing, so a tool that failed
-is recorded as a failure, never as a zero."""
+latency reports, `perf stat -x,` counts, `perf report` rows, iperf3 JSON,
+/proc/stat and /proc/meminfo.  Pure functions on text, so they run (and
+are unit-tested) on the host as well as in the guest.  Each raises
+ParseError with the text's tail when the expected report is missing, so
+a tool that failed is recorded as a failure, never as a zero."""
 import json
 import math
 import re
@@ -126,17 +126,40 @@ def iperf3_gbps(text):
 # /proc/stat cpu columns: user nice system idle iowait irq softirq steal ...
 _USER_COLUMNS = (0, 1)
 _KERNEL_COLUMNS = (2, 5, 6, 7)
+_IDLE_COLUMNS = (3, 4)
 
 
-def proc_stat_busy_ticks(text):
-    """(user, kernel) busy clock ticks (USER_HZ) of all CPUs together from
-    /proc/stat; kernel counts system, irq, softirq and steal time."""
+def proc_stat_ticks(text):
+    """(user, kernel, idle) clock ticks (USER_HZ) of all CPUs together from
+    /proc/stat; kernel counts system, irq, softirq and steal time, idle
+    counts idle and iowait."""
     for line in text.splitlines():
         if line.startswith("cpu "):
             cols = [int(v) for v in line.split()[1:]]
-            return (sum(cols[i] for i in _USER_COLUMNS if i < len(cols)),
-                    sum(cols[i] for i in _KERNEL_COLUMNS if i < len(cols)))
+            return tuple(sum(cols[i] for i in group if i < len(cols))
+                         for group in (_USER_COLUMNS, _KERNEL_COLUMNS, _IDLE_COLUMNS))
     raise ParseError("no aggregate cpu line in /proc/stat")
+
+
+# `perf report --stdio -n --sort comm,dso,sym -t '|'`: one row per
+# (command, object, symbol) with its sample count; "[k] "/"[.] " marks
+# kernel and user symbols.
+def perf_report_rows(text):
+    """-> [(samples, comm, dso, symbol)]."""
+    rows = []
+    for line in text.splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        cols = [c.strip() for c in line.split("|", 4)]    # a symbol may hold "|"
+        if len(cols) != 5 or not cols[1].isdigit():
+            raise ParseError("not a perf report row: %r" % line)
+        sym = cols[4]
+        if sym[:4] in ("[k] ", "[.] "):
+            sym = sym[4:]
+        rows.append((int(cols[1]), cols[2], cols[3], sym))
+    if not rows:
+        raise ParseError("perf report has no samples:\n" + _tail(text))
+    return rows
 
 
 def meminfo_kib(text):

@@ -11,6 +11,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import parsers  # noqa: E402
 import plan  # noqa: E402
+import profile_report  # noqa: E402
 import report  # noqa: E402
 
 SAMPLES = os.path.join(ROOT, "tests", "bench_samples")
@@ -86,9 +87,9 @@ def test_iperf3():
 
 
 def test_proc_stat_and_meminfo():
-    user, kernel = parsers.proc_stat_busy_ticks(
-        "cpu  7188 0 36463 17946 0 0 14642 0 0 0\ncpu0 1 2 3 4 5 6 7 8 9 10\n")
-    assert (user, kernel) == (7188, 36463 + 14642)
+    user, kernel, idle = parsers.proc_stat_ticks(
+        "cpu  7188 0 36463 17946 3 0 14642 0 0 0\ncpu0 1 2 3 4 5 6 7 8 9 10\n")
+    assert (user, kernel, idle) == (7188, 36463 + 14642, 17946 + 3)
     m = parsers.meminfo_kib("MemTotal:  3043400 kB\nMemFree: 2935096 kB\n"
                             "Slab:  21112 kB\nHugePages_Total:       0\n")
     assert m["Slab"] == 21112 and m["HugePages_Total"] == 0
@@ -161,3 +162,57 @@ def test_report_writes_all_three_files(tmp_path):
     sys.argv = ["report.py", str(run), str(out)]
     report.main()
     assert {p.name for p in out.iterdir()} == {"latest.md", "latest.json", "ratios.png"}
+
+
+def test_perf_report_rows():
+    rows = parsers.perf_report_rows(sample("perf_report_profile.txt"))
+    assert rows[0] == (10, "swapper", "[kernel.kallsyms]", "native_safe_halt")
+    assert rows[1][3] == "sroce::poll_cq(ibv_cq*, int, ibv_wc*)"
+    assert rows[-1][3] == "a|b" and sum(r[0] for r in rows) == 20
+    for bad in ("", "# Samples: 0\n", " 5.00% | x | a | b | c\n"):
+        with pytest.raises(parsers.ParseError):
+            parsers.perf_report_rows(bad)
+
+
+def test_profile_leaves_halted_samples_out_of_the_shares():
+    p = profile_report.Profile(parsers.perf_report_rows(sample("perf_report_profile.txt")))
+    assert (p.total, p.busy, p.halted_share) == (20, 10, 0.5)
+    # Idle-task work that is not the halt (softirqs) stays in.
+    assert dict(p.symbols) == {
+        "sroce::poll_cq(ibv_cq*, int, ibv_wc*) (libsroce-rdmav34.so)": 0.4,
+        "sroce_req_run (sroce.ko)": 0.2, "? (ib_write_bw)": 0.2,
+        "net_rx_action (kernel)": 0.1, "a|b (kernel)": 0.1}
+    assert dict(p.objects)["kernel"] == pytest.approx(0.2)
+    assert p.commands[0] == ("ib_write_bw", pytest.approx(0.7))
+
+
+def test_profile_idle_check_against_proc_stat():
+    share = profile_report.proc_stat_idle_share(
+        ["cpu  100 0 100 800 0 0 0 0 0 0", "cpu  150 0 150 1700 0 0 0 0 0 0"])
+    assert share == pytest.approx(0.9)
+    agree = profile_report.idle_verdict([("rxe", 0.93, 0.9), ("sroce", 0.5, 0.52)])
+    assert "agree within 3.0 points" in agree and "real idleness" in agree
+    differ = profile_report.idle_verdict([("rxe", 0.95, 0.6), ("sroce", 0.5, 0.52)])
+    assert "differ by 35.0 points on rxe" in differ
+
+
+def test_profile_markdown(tmp_path):
+    (tmp_path / "perf.txt").write_text(sample("perf_report_profile.txt"))
+    stat = ["cpu  100 0 100 800 0 0 0 0 0 0", "cpu  150 0 150 1700 0 0 0 0 0 0"]
+    recs = [{"workload": "ib_write_bw -s 64", "device": dev, "window_s": 10,
+             "window_start_s": 10, "result": None, "perf_report": "perf.txt",
+             "proc_stat": stat, "window_inside_run": inside}
+            for dev, inside in (("rxe", True), ("sroce", False))]
+    recs.append({"workload": "ib_write_bw -s 65536", "device": "rxe", "window_s": 10,
+                 "window_start_s": 10, "result": None, "error": "perf record failed: x"})
+    doc = {"guest": {"kernel": "6.1", "cpus": 2, "mem_mib": 3000, "veth_mtu": 9000,
+                     "clocksource": "hpet"}, "records": recs}
+    md = profile_report.markdown(doc, {"date": "today", "commit": "abc"}, str(tmp_path))
+    assert "## `ib_write_bw -s 64`" in md and "commit `abc`" in md
+    assert "| rxe | no perftest report" in md and "| 20 | 50.0% | 90.0% |" in md
+    assert "differ by 40.0 points on rxe" in md
+    assert md.count("outlasted the run") == 1
+    assert "| 1 | `sroce::poll_cq(ibv_cq*, int, ibv_wc*) (libsroce-rdmav34.so)` | 40.0% |" in md
+    assert "| # | rxe: top symbols | % | sroce: top symbols | % |" in md
+    assert "`a\\|b (kernel)`" in md
+    assert "sampling failed: perf record failed: x" in md

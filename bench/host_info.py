@@ -1,0 +1,46 @@
+#!/usr/bin/python3
+"""The host facts scripts/bench and scripts/profile put at the top of their
+reports, as one JSON object: date, commit (marked +uncommitted when the
+kernel, provider or ABI differ from it), host CPU, qemu version, load.
+
+usage: host_info.py "LOAD-AVERAGE-BEFORE" """
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def commit():
+    def git(*args):
+        return subprocess.run(["git", "-C", ROOT] + list(args), capture_output=True,
+                              text=True)
+    head = git("rev-parse", "--short", "HEAD")
+    if head.returncode != 0:
+        return "unknown"
+    dirty = git("diff", "--quiet", "HEAD", "--", "kernel", "userspace-provider",
+                "include").returncode != 0
+    return head.stdout.strip() + ("+uncommitted" if dirty else "")
+
+
+def main():
+    cpuinfo = open("/proc/cpuinfo").read()
+    cpu = re.search(r"^model name\s*:\s*(.*)$", cpuinfo, re.M)
+    qemu = subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True,
+                          text=True).stdout.split("\n")[0]
+    print(json.dumps({
+        "date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": commit(),
+        "cpu": "%s (%d host CPUs)" % (cpu.group(1) if cpu else "?",
+                                      len(re.findall(r"^processor", cpuinfo, re.M))),
+        "qemu": (re.search(r"version (\S+)", qemu) or [None, "?"])[1],
+        "load": "%s before, %s after" % (
+            sys.argv[1], " ".join(open("/proc/loadavg").read().split()[:3])),
+    }))
+
+
+if __name__ == "__main__":
+    main()
