@@ -90,7 +90,7 @@ def loopback_workloads(s):
     # per_wr: doorbell syscalls (write() on the uverbs fd) per WR
     w.append(Workload("syscalls_per_wr/write/4KiB", "syscalls", "per_wr",
                       "syscalls/WR", False, every_round=False,
-                      also=("all_per_wr",), params=dict(size=4 * KIB)))
+                      also=("device_per_wr",), params=dict(size=4 * KIB)))
     w.append(Workload("kmem_per_qp/%d" % s.memory_qps, "qp_memory",
                       "kib_per_qp", "KiB/QP", False, every_round=False,
                       params=dict(count=s.memory_qps)))

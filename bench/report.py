@@ -43,9 +43,9 @@ class Summary:
     def median(self, path, wid, device, metric=None):
         """Median of the good runs; None if all failed, NOT_RUN if none
         was recorded (a run cut short)."""
-        w = self.workloads[(path, wid)]
-        if not self.runs.get((path, wid, device)):
-            return NOT_RUN
+        w = self.workloads.get((path, wid))
+        if w is None or not self.runs.get((path, wid, device)):
+            return NOT_RUN    # not in this run's plan (--only), or cut short
         vals = [r["metrics"][metric or w["metric"]]
                 for r in self.runs.get((path, wid, device), []) if r["ok"]]
         return statistics.median(vals) if vals else None
@@ -82,7 +82,7 @@ def ratio(a, b):
 METRIC_NAMES = {"typical_us": "typical", "p99_us": "p99", "mpps": "msg rate",
                 "kernel_cpu_s_per_gib": "kernel part", "gbps": "",
                 "cpu_s_per_gib": "", "per_wr": "doorbells", "kib_per_qp": "",
-                "all_per_wr": "all syscalls"}
+                "device_per_wr": "all but clock reads"}
 METRIC_UNITS = {"p99_us": "us", "mpps": "Mpps", "kernel_cpu_s_per_gib": "CPU s/GiB"}
 
 
@@ -98,17 +98,6 @@ def comparison_rows(s):
             rows.append((label, METRIC_UNITS.get(m, w["unit"]), rxe, sroce,
                          ratio(sroce, rxe), w["higher_is_better"]))
     return rows
-
-
-def device_syscalls(s, device):
-    """Syscalls per WR the device costs: all the client's, less perftest's
-    own clock reads (a real syscall each without a vDSO clock under TCG)."""
-    wid = "syscalls_per_wr/write/4KiB"
-    every, clock = (s.median("loopback", wid, device, m)
-                    for m in ("all_per_wr", "clock_reads_per_wr"))
-    if NOT_RUN in (every, clock):
-        return NOT_RUN
-    return None if None in (every, clock) else every - clock
 
 
 def target_rows(s):
@@ -135,9 +124,9 @@ def target_rows(s):
                s.median(lb, "send_lat/2B", "rxe")), 0.5, False),
         ("doorbell syscalls per WR, sroce (WRITE 4 KiB)", "<= 0.05",
          s.median(lb, "syscalls_per_wr/write/4KiB", "sroce"), 0.05, False),
-        ("all syscalls per WR less perftest's clock reads, sroce (WRITE 4 KiB)",
-         "<= 0.05",
-         device_syscalls(s, "sroce"), 0.05, False),
+        ("all syscalls per WR but perftest's clock reads, sroce (WRITE 4 KiB)",
+         "<= 0.05", s.median(lb, "syscalls_per_wr/write/4KiB", "sroce",
+                             "device_per_wr"), 0.05, False),
         ("CPU per GiB, sroce/rxe (WRITE 64 KiB, loopback)", "<= 0.5",
          ratio(s.median(lb, "cpu_per_gib/write/64KiB", "sroce"),
                s.median(lb, "cpu_per_gib/write/64KiB", "rxe")), 0.5, False),
@@ -188,8 +177,9 @@ def markdown(meta, host, s, kernel_problems):
           "per WR are the client's, counted in the kernel (`perf stat` on the "
           "syscall tracepoints, which unlike strace does not stop the process), "
           "marginal between %d- and %d-WR runs: doorbells are its write() calls "
-          "on the uverbs fd, all syscalls include perftest's own clock reads "
-          "(no vDSO clock under TCG); kernel memory per QP is the Slab + VmallocUsed growth while "
+          "on the uverbs fd; all syscalls leave out perftest's own clock reads "
+          "(a real syscall each without a vDSO clock under TCG, tens of "
+          "thousands per run, following its time rather than its WRs); kernel memory per QP is the Slab + VmallocUsed growth while "
           "%d RC QPs (128/128 WRs) exist." % (
               st["volume"], 20000 * st["volume"], st["lat_iters"],
               st["cpu_iters"][0], st["cpu_iters"][1], st["syscall_iters"][0],
@@ -204,8 +194,8 @@ def markdown(meta, host, s, kernel_problems):
     for dev in ("rxe", "sroce"):
         parts = [(name, s.median("loopback", "syscalls_per_wr/write/4KiB", dev, m))
                  for name, m in (("doorbell write()", "per_wr"),
-                                 ("perftest's clock reads", "clock_reads_per_wr"),
-                                 ("other", "other_per_wr"))]
+                                 ("other but clock reads", "other_per_wr"),
+                                 ("perftest's clock reads (noise)", "clock_reads_per_wr"))]
         if all(isinstance(v, float) for _, v in parts):
             L.append("\nSyscalls per WR on %s: %s." % (dev, ", ".join(
                 "%s %.3g" % kv for kv in parts)))

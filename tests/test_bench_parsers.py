@@ -139,19 +139,29 @@ def test_report_syscalls_headline_is_doorbells_with_all_beside(tmp_path):
                 "workload": "syscalls_per_wr/write/4KiB", "path": "loopback",
                 "device": dev, "round": 1, "ok": True,
                 "metrics": {"per_wr": doorbell, "clock_reads_per_wr": clock,
-                            "other_per_wr": other,
+                            "other_per_wr": other, "device_per_wr": doorbell + other,
                             "all_per_wr": doorbell + clock + other}}) + "\n")
     meta, recs = report.load(run)
     s = report.Summary(meta, recs)
     targets = {r[0]: r[2:] for r in report.target_rows(s)}
     assert targets["doorbell syscalls per WR, sroce (WRITE 4 KiB)"] == ("0.002", "yes")
-    assert targets["all syscalls per WR less perftest's clock reads, sroce "
+    assert targets["all syscalls per WR but perftest's clock reads, sroce "
                    "(WRITE 4 KiB)"] == ("0.012", "yes")
     rows = {r[0]: r for r in report.comparison_rows(s)}
-    assert rows["syscalls_per_wr/write/4KiB all syscalls"][2:4] == (1.5, 0.512)
+    assert rows["syscalls_per_wr/write/4KiB all but clock reads"][2:4] == (1.0, 0.012)
     md = report.markdown(meta, {"date": "today", "commit": "abc"}, s, [])
-    assert ("Syscalls per WR on sroce: doorbell write() 0.002, perftest's clock "
-            "reads 0.5, other 0.01.") in md
+    assert ("Syscalls per WR on sroce: doorbell write() 0.002, other but clock "
+            "reads 0.01, perftest's clock reads (noise) 0.5.") in md
+
+
+def test_report_of_a_partial_plan(tmp_path):
+    # scripts/bench --only: workloads outside the plan read "not run".
+    run = fake_run(tmp_path)
+    meta, recs = report.load(run)
+    meta["workloads"] = [w for w in meta["workloads"] if "syscalls" in w["id"]]
+    s = report.Summary(meta, [])
+    assert s.median("loopback", "tcp/iperf3", "tcp-sroce-path") is report.NOT_RUN
+    assert "| n/a |" in report.markdown(meta, {}, s, [])
 
 
 def test_report_writes_all_three_files(tmp_path):
