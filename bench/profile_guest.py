@@ -11,6 +11,7 @@ usage: profile_guest.py SECONDS WORKLOAD...   (WORKLOAD: "ib_write_bw -s 64")
 """
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -21,68 +22,88 @@ import guest_runner  # noqa: E402
 import parsers  # noqa: E402
 
 OUT = guest_runner.OUT
-WARM_UP = 10     # seconds from server start to the window: connect, set up, ramp
+WARM_UP = 15     # seconds from server start to the window: connect, set up, ramp
 TAIL = 10        # seconds the run goes on after the window
 DEVICES = ("rxe", "sroce")
 
 
-def sample(secs, data):
-    """perf record -a for `secs`; the first /proc/stat line ("cpu ...") read
-    by the sampled command itself at the start and end of the window."""
-    window = ("read -r a </proc/stat; sleep %d; read -r b </proc/stat; "
-              "echo \"$a\"; echo \"$b\"" % secs)
-    # -N: no copies of every sampled object into ~/.debug afterwards.
-    r = subprocess.run(["perf", "record", "-q", "-N", "-a", "-e", "cpu-clock",
-                        "-F", "999", "-o", data, "--", "bash", "-c", window],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                       timeout=secs + 120)
-    lines = [l for l in r.stdout.splitlines() if l.startswith("cpu ")]
-    if r.returncode != 0 or len(lines) != 2:
-        raise guest_runner.RunFailed("perf record failed: " + parsers._tail(r.stdout))
-    return lines
+class Sampler:
+    """perf record -a, started before the run with its events off (perf's
+    own start-up, minutes in a busy TCG guest, stays out of the window)
+    and switched on and off through its control fifo; /proc/stat's "cpu"
+    line is read right at both switches."""
+
+    def __init__(self, data):
+        ctl, ack = data + ".ctl", data + ".ack"
+        for fifo in (ctl, ack):
+            if os.path.exists(fifo):
+                os.unlink(fifo)
+            os.mkfifo(fifo)
+        self.perf = subprocess.Popen(
+            ["perf", "record", "-q", "-N", "-a", "-e", "cpu-clock", "-F", "999",
+             "-D", "-1", "--control", "fifo:%s,%s" % (ctl, ack), "-o", data],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.ctl, self.ack = open(ctl, "w"), open(ack)
+        self.command("disable")     # answered once perf's main loop runs
+
+    def command(self, what):
+        self.ctl.write(what + "\n")
+        self.ctl.flush()
+        if self.ack.readline().strip() != "ack":
+            raise guest_runner.RunFailed("perf did not acknowledge %r" % what)
+
+    def window(self, secs):
+        def cpu_line():
+            with open("/proc/stat") as f:
+                return f.readline().strip()
+        before = cpu_line()
+        self.command("enable")
+        time.sleep(secs)
+        self.command("disable")
+        return [before, cpu_line()]
+
+    def stop(self):
+        self.perf.send_signal(signal.SIGINT)
+        self.perf.wait(timeout=900)     # writes the data file out
 
 
 def profile_one(n, tool_args, device, secs):
     tool, args = tool_args[0], tool_args[1:]
     pair = guest_runner.Pair(*guest_runner.PAIRS[("loopback", device)])
     data = "/tmp/perf.%d.%s.data" % (n, device)
+    sampler = Sampler(data)
     got = {}
 
-    def sampler():
-        time.sleep(WARM_UP)
+    def run():
         try:
-            got["stat"] = sample(secs, data)
-        except Exception as e:  # reported with the run, never lost
-            got["error"] = str(e)
-        got["window_end"] = time.monotonic()
+            got["out"] = pair.perftest(tool, args + ["-D", str(WARM_UP + secs + TAIL)],
+                                       timeout=WARM_UP + secs + TAIL + 300)[0]
+        except guest_runner.RunFailed as e:
+            got["out"] = "run failed: %s" % e
+        got["end"] = time.monotonic()
 
     t0 = time.monotonic()
-    th = threading.Thread(target=sampler)
+    th = threading.Thread(target=run)
     th.start()
-    try:
-        out, _, _ = pair.perftest(tool, args + ["-D", str(WARM_UP + secs + TAIL)],
-                                  timeout=WARM_UP + secs + TAIL + 120)
-    except guest_runner.RunFailed as e:
-        out = "run failed: %s" % e
-    run_end = time.monotonic()
+    time.sleep(WARM_UP)
+    stat = sampler.window(secs)
+    window_end = time.monotonic()
     th.join()
+    sampler.stop()
+    out = got["out"]
     rec = {"workload": " ".join(tool_args), "device": device,
-           "seconds": round(run_end - t0, 1), "window_s": secs,
-           "window_start_s": WARM_UP, "client_tail": out[-400:]}
+           "seconds": round(got["end"] - t0, 1), "window_s": secs,
+           "window_start_s": WARM_UP, "client_tail": out[-400:],
+           # The window must lie inside the run, or idle time after it would count.
+           "window_inside_run": window_end <= got["end"], "proc_stat": stat}
     try:
         rec["result"] = parsers.perftest_bw(out)
     except parsers.ParseError:
         rec["result"] = None
-    if "error" in got:
-        rec["error"] = got["error"]
-        return rec
-    # The window must lie inside the run, or idle time after it would count.
-    rec["window_inside_run"] = got["window_end"] <= run_end
-    rec["proc_stat"] = got["stat"]
     report = subprocess.run(
         ["perf", "report", "-i", data, "--stdio", "--no-children", "-n",
          "--sort", "comm,dso,sym", "-t", "|"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=600)
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=900)
     rec["perf_report"] = "perf-%d-%s.txt" % (n, device)
     with open(os.path.join(OUT, rec["perf_report"]), "w") as f:
         f.write(report.stdout)
@@ -92,15 +113,16 @@ def profile_one(n, tool_args, device, secs):
 
 def main():
     secs, workloads = int(sys.argv[1]), [w.split() for w in sys.argv[2:]]
-    records = []
+    doc = {"guest": guest_runner.describe_guest(), "records": []}
     for n, tool_args in enumerate(workloads):
         for device in DEVICES:
             rec = profile_one(n, tool_args, device, secs)
-            records.append(rec)
-            print("%-28s %-6s %s" % (rec["workload"], device,
-                                     rec.get("error") or "sampled %ds" % secs), flush=True)
-    with open(os.path.join(OUT, "profile.json"), "w") as f:
-        json.dump({"guest": guest_runner.describe_guest(), "records": records}, f, indent=1)
+            doc["records"].append(rec)
+            print("%-28s %-6s sampled %ds, run %.0fs" % (
+                rec["workload"], device, secs, rec["seconds"]), flush=True)
+            # after every run: a guest cut short still leaves what it sampled
+            with open(os.path.join(OUT, "profile.json"), "w") as f:
+                json.dump(doc, f, indent=1)
 
 
 if __name__ == "__main__":

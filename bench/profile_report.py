@@ -111,10 +111,6 @@ def workload_section(recs, run_dir):
     L += ["| device | perftest | samples | halted (perf) | idle (/proc/stat) |",
           "|---|---|---|---|---|"]
     for r in recs:
-        if "error" in r:
-            L.append("| %s | %s | sampling failed: %s | | |" % (
-                r["device"], result_text(r), r["error"][:120]))
-            continue
         with open(os.path.join(run_dir, r["perf_report"])) as f:
             p = profiles[r["device"]] = Profile(parsers.perf_report_rows(f.read()))
         idle = proc_stat_idle_share(r["proc_stat"])
