@@ -354,6 +354,7 @@ struct sroce_cq {
 	u32 cons;			/* kernel CQs only */
 	u32 notify;			/* kernel CQs: SROCE_CQ_ARM_* */
 	bool overflow;
+	bool timestamps;		/* CQEs carry completion timestamps */
 };
 
 static inline struct sroce_cq *to_scq(struct ib_cq *cq)

@@ -1,5 +1,7 @@
 """The transport between sroce0 (veth0) and sroce1 (veth1, namespace peer)
 and in loopback on sroce0, with unmodified verbs applications."""
+import re
+
 import pytest
 
 from verbs_apps import (CLIENT_IP, CLIENT_IP6, SERVER_IP, SERVER_IP6,
@@ -39,6 +41,21 @@ def test_pingpong_loopback(guest, gids, app, args):
                        server_ns=None)
     assert rc == 0, out
     assert "iters in" in out, out
+
+
+def test_completion_timestamps(guest, gids):
+    """ibv_rc_pingpong -t creates its CQ asking for completion timestamps
+    and averages the gap between receive timestamps: sroce stamps CQEs only
+    on request, so a request that went missing would read as 0 here."""
+    rc, out = run_pair(
+        guest,
+        "ibv_rc_pingpong -d sroce1 -g %d -s 64 -n 100 -t" % gids["sroce1"],
+        "ibv_rc_pingpong -d sroce0 -g %d -s 64 -n 100 -t %s" % (gids["sroce0"], SERVER_IP))
+    assert rc == 0, out
+    avg = re.search(r"Average receive completion clock cycles = ([0-9.]+)", out)
+    assert avg, out
+    # ns of the device clock between two receives: far above 0 in any guest
+    assert float(avg.group(1)) > 1000, out
 
 
 PERFTESTS = [
