@@ -11,7 +11,6 @@
  * Only the QP's send work changes this state; the retransmit timer
  * reads it.
  */
-#include "proto/timers.h"
 #include "sroce.h"
 
 /* First retry soon (a qdisc drains fast); double up to ~a 10G PFC pause. */
@@ -51,8 +50,7 @@ void sroce_tx_resumed(struct sroce_qp *qp)
 	 * ACKs a whole timeout from here.
 	 */
 	if (qp->timeout && hrtimer_active(&qp->retrans_timer))
-		hrtimer_start(&qp->retrans_timer,
-			      ns_to_ktime(roce_ack_timeout_ns(qp->timeout)),
+		hrtimer_start(&qp->retrans_timer, sroce_retrans_timeout(qp),
 			      HRTIMER_MODE_REL_SOFT);
 }
 

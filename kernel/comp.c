@@ -9,6 +9,7 @@
 #include "proto/timers.h"
 #include "proto/window.h"
 #include "sroce.h"
+#include "sroce_trace.h"
 
 /*
  * Responses up to @next (exclusive) are in: progress, so the retry
@@ -20,6 +21,7 @@ static void comp_advance(struct sroce_qp *qp, u32 next)
 	qp->comp_psn = next;
 	qp->retry_left = qp->retry_cnt;
 	qp->rnr_retry_left = qp->rnr_retry;
+	qp->timeouts_in_row = 0;
 	/* Packets sent before a rewind arrived after all: skip them. */
 	if (psn_after(qp->comp_psn, qp->req_psn))
 		sroce_req_seek(qp);
@@ -70,8 +72,7 @@ static void comp_restart_timer(struct sroce_qp *qp)
 		hrtimer_try_to_cancel(&qp->retrans_timer);
 		return;
 	}
-	hrtimer_start(&qp->retrans_timer,
-		      ns_to_ktime(roce_ack_timeout_ns(qp->timeout)),
+	hrtimer_start(&qp->retrans_timer, sroce_retrans_timeout(qp),
 		      HRTIMER_MODE_REL_SOFT);
 }
 
@@ -301,6 +302,16 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 
 /* ---- timers --------------------------------------------------------------- */
 
+/*
+ * How long the retransmit timer waits from now: the QP's local ACK
+ * timeout, doubled per timeout since the last progress (proto/timers.h).
+ */
+ktime_t sroce_retrans_timeout(const struct sroce_qp *qp)
+{
+	return ns_to_ktime(roce_retrans_timeout_ns(qp->timeout,
+						   READ_ONCE(qp->timeouts_in_row)));
+}
+
 enum hrtimer_restart sroce_retrans_timer(struct hrtimer *t)
 {
 	struct sroce_qp *qp = container_of(t, struct sroce_qp, retrans_timer);
@@ -309,12 +320,18 @@ enum hrtimer_restart sroce_retrans_timer(struct hrtimer *t)
 		return HRTIMER_NORESTART;
 	if (sroce_tx_paused(qp)) {
 		/* Held back by our own stack, not lost: wait on. */
-		hrtimer_forward_now(t, ns_to_ktime(roce_ack_timeout_ns(qp->timeout)));
+		hrtimer_forward_now(t, sroce_retrans_timeout(qp));
 		return HRTIMER_RESTART;
 	}
 	spin_lock_bh(&qp->sq_lock);
 	if (qp->comp_psn != qp->sent_end) {
 		sroce_count(qp->sdev, SROCE_CNT_TIMEOUTS, 1);
+		if (qp->timeouts_in_row < U8_MAX)
+			WRITE_ONCE(qp->timeouts_in_row, qp->timeouts_in_row + 1);
+		trace_retrans_timeout(dev_name(&qp->sdev->ib.dev), qp->ib.qp_num,
+				      qp->comp_psn, qp->timeouts_in_row,
+				      qp->retry_left,
+				      ktime_to_ns(sroce_retrans_timeout(qp)));
 		if (roce_retry_consume(&qp->retry_left)) {
 			roce_window_timeout(&qp->window);
 			set_bit(0, &qp->need_retransmit);

@@ -559,6 +559,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		roce_window_init(&qp->window, SROCE_MAX_UNACKED_PSN);
 		qp->retry_left = qp->retry_cnt;
 		qp->rnr_retry_left = qp->rnr_retry;
+		qp->timeouts_in_row = 0;
 	}
 	if (mask & IB_QP_RETRY_CNT)
 		qp->retry_left = qp->retry_cnt;

@@ -12,7 +12,6 @@
  * memory twice.  When it runs out of work it asks for a doorbell.
  */
 #include "proto/psn.h"
-#include "proto/timers.h"
 #include "proto/window.h"
 #include "sroce.h"
 
@@ -449,13 +448,11 @@ static void req_local_op(struct sroce_qp *qp, struct sroce_swqe *s)
  */
 static void arm_retrans_timer(struct sroce_qp *qp)
 {
-	u64 ns;
-
 	if (!qp_is_rc(qp) || !qp->timeout ||
 	    hrtimer_is_queued(&qp->retrans_timer))
 		return;
-	ns = roce_ack_timeout_ns(qp->timeout);
-	hrtimer_start(&qp->retrans_timer, ns_to_ktime(ns), HRTIMER_MODE_REL_SOFT);
+	hrtimer_start(&qp->retrans_timer, sroce_retrans_timeout(qp),
+		      HRTIMER_MODE_REL_SOFT);
 }
 
 /*

@@ -599,6 +599,7 @@ struct sroce_qp {
 	u32 comp_psn;			/* oldest PSN not acknowledged */
 	u8 retry_left;
 	u8 rnr_retry_left;
+	u8 timeouts_in_row;		/* since comp_psn last moved: back-off */
 	bool rnr_wait;			/* paused by an RNR NAK */
 	bool tx_backoff;		/* the stack refused a packet: wait */
 	u64 tx_paused_since;		/* ns of the first refusal; 0: none */
@@ -701,6 +702,7 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		     const struct roce_pkt_info *pkt);
 enum hrtimer_restart sroce_retrans_timer(struct hrtimer *t);
+ktime_t sroce_retrans_timeout(const struct sroce_qp *qp);
 enum hrtimer_restart sroce_rnr_timer(struct hrtimer *t);
 enum hrtimer_restart sroce_kick_timer(struct hrtimer *t);
 

@@ -5,7 +5,8 @@
  *   echo 1 > /sys/kernel/tracing/events/sroce/rate_change/enable
  *
  * rate_change fires whenever the rate a QP's pacer enforces changes,
- * with what changed it, so a DCQCN run can be followed cut by cut.
+ * with what changed it, so a DCQCN run can be followed cut by cut;
+ * retrans_timeout at every local ACK timeout, with the back-off.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM sroce
@@ -78,6 +79,37 @@ TRACE_EVENT(rate_change,
 		  __print_symbolic(__entry->stage, SROCE_STAGES(SROCE_SYMBOL)
 				   { -1, NULL }),
 		  __entry->alpha)
+);
+
+/*
+ * An RC QP's local ACK timer expired with @psn (comp_psn) unacknowledged:
+ * @in_row such expiries since the last progress, @retry_left retries
+ * before this one was spent (0: this one fails the QP), @next_ns the
+ * wait the timer uses from now on (the back-off, proto/timers.h).
+ */
+TRACE_EVENT(retrans_timeout,
+	TP_PROTO(const char *dev, u32 qpn, u32 psn, u8 in_row, u8 retry_left,
+		 u64 next_ns),
+	TP_ARGS(dev, qpn, psn, in_row, retry_left, next_ns),
+	TP_STRUCT__entry(
+		__string(dev, dev)
+		__field(u32, qpn)
+		__field(u32, psn)
+		__field(u8, in_row)
+		__field(u8, retry_left)
+		__field(u64, next_ns)
+	),
+	TP_fast_assign(
+		__assign_str(dev, dev);
+		__entry->qpn = qpn;
+		__entry->psn = psn;
+		__entry->in_row = in_row;
+		__entry->retry_left = retry_left;
+		__entry->next_ns = next_ns;
+	),
+	TP_printk("dev=%s qpn=%u psn=%u in_row=%u retry_left=%u next_ns=%llu",
+		  __get_str(dev), __entry->qpn, __entry->psn, __entry->in_row,
+		  __entry->retry_left, __entry->next_ns)
 );
 
 #endif /* SROCE_TRACE_H */

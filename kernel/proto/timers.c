@@ -13,6 +13,18 @@ u64 roce_ack_timeout_ns(u8 timeout)
 	return ACK_TIMEOUT_UNIT_NS << timeout;
 }
 
+u64 roce_retrans_timeout_ns(u8 timeout, u8 in_row)
+{
+	u64 base = roce_ack_timeout_ns(timeout);
+	u64 ns;
+
+	if (base == ROCE_TIMEOUT_NONE || base >= ROCE_RTO_BACKOFF_CEIL_NS)
+		return base;
+	ns = base << (in_row < ROCE_RTO_BACKOFF_MAX_SHIFT ?
+		      in_row : ROCE_RTO_BACKOFF_MAX_SHIFT);
+	return ns < ROCE_RTO_BACKOFF_CEIL_NS ? ns : ROCE_RTO_BACKOFF_CEIL_NS;
+}
+
 /* IBTA RNR NAK timer field encoding, in microseconds. */
 static const u32 rnr_timer_us[ROCE_RNR_TIMER_MAX + 1] = {
 	655360,	10,	20,	30,	40,	60,	80,	120,

@@ -26,6 +26,31 @@ ROCE_EXTERN_C_BEGIN
 u64 roce_ack_timeout_ns(u8 timeout);
 
 /*
+ * Retransmit timer back-off.  After @in_row consecutive local ACK
+ * timeouts with no acknowledgement in between, the next wait is the
+ * QP's timeout doubled that many times, at most ROCE_RTO_BACKOFF_MAX_SHIFT
+ * times (8x) and, by the doubling, never past ROCE_RTO_BACKOFF_CEIL_NS
+ * (a timeout configured longer than that is kept as it is: IBTA's value
+ * is the least a requester waits, so it is never shortened).
+ *
+ * Why back off at all: the send window already shrinks to a few PSNs
+ * after a timeout, but a peer or path that stopped answering (a
+ * congested switch, a peer under memory pressure) still gets the same
+ * retransmission every timeout; doubling gives it room to recover, as
+ * TCP's RTO does.  Why these caps: retry_cnt keeps IBTA's meaning (each
+ * timeout spends one retry, the eighth failure at retry_cnt 7 ends in
+ * RETRY_EXC_ERR), so the back-off only stretches how long a dead peer
+ * takes to be declared dead.  With 8x and retry_cnt 7 that is
+ * 1+2+4+8*5 = 47 timeouts' worth instead of 8: for the common timeout
+ * 14 (67 ms), 3.2 s instead of 0.5 s; the 4 s ceiling keeps long
+ * configured timeouts (rdma_cm's 18, ~1.07 s) from turning that into
+ * minutes.  @timeout 0 (infinite) stays ROCE_TIMEOUT_NONE.
+ */
+#define ROCE_RTO_BACKOFF_MAX_SHIFT	3
+#define ROCE_RTO_BACKOFF_CEIL_NS	4000000000ull
+u64 roce_retrans_timeout_ns(u8 timeout, u8 in_row);
+
+/*
  * RNR NAK timer code (AETH value / min_rnr_timer) to nanoseconds, per
  * the IBTA table: code 0 is the longest (655.36 ms), 1 the shortest
  * (10 us).  Code 25 is 61.44 ms (rxe's table has a 61.41 ms typo).

@@ -12,7 +12,8 @@ import re
 import pytest
 
 from cc_sampler import root_drops
-from verbs_apps import CLIENT_IP, SERVER_IP, gid_index
+from verbs_apps import (CLIENT_IP, SERVER_IP, TRACE, gid_index, link_counters,
+                        traced)
 
 SAMPLER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cc_sampler.py")
 CC = "/sys/class/infiniband/%s/cc/%s"
@@ -54,13 +55,8 @@ def _restore(guest):
               check=True)
 
 
-def counters(guest, dev):
-    out = guest.run("rdma statistic show link %s/1" % dev, check=True).stdout
-    return {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", out)}
-
-
 def all_counters(guest):
-    return {d: counters(guest, d) for d in DEVS}
+    return {d: link_counters(guest, d) for d in DEVS}
 
 
 def delta(before, after):
@@ -200,29 +196,15 @@ def test_pause_costs_no_timeout(guest, gids):
     assert "BW average" in out, out
 
 
-TRACE = "/sys/kernel/tracing"
 RATE_EVENT = re.compile(
     r"rate_change: dev=(\S+) qpn=(\d+) old_kbps=(\d+) new_kbps=(\d+) "
     r"reason=(\S+) stage=(\S+) alpha=(\d+)")
 
 
-def mount_tracefs(guest):
-    guest.run("mountpoint -q {t} || mount -t tracefs nodev {t}".format(t=TRACE),
-              check=True)
-
-
 def traced_rate_changes(guest, action):
     """Runs action() with the sroce:rate_change event on; returns the
     events as dicts."""
-    mount_tracefs(guest)
-    guest.run("echo > {t}/trace; echo 1 > {t}/events/sroce/rate_change/enable"
-              .format(t=TRACE), check=True)
-    try:
-        action()
-    finally:
-        guest.run("echo 0 > %s/events/sroce/rate_change/enable" % TRACE, check=True)
-    out = guest.run("cat %s/trace" % TRACE, check=True).stdout
-    guest.run("echo > %s/trace" % TRACE, check=True)
+    out = traced(guest, "sroce/rate_change", action)
     keys = ("dev", "qpn", "old", "new", "reason", "stage", "alpha")
     return [dict(zip(keys, (int(v) if v.isdigit() else v for v in m.groups())))
             for m in RATE_EVENT.finditer(out)]
@@ -233,8 +215,9 @@ def test_rate_changes_are_traced(guest, gids):
     incast through the ECN queue: CNP cuts lower the rate, the rate timer
     and byte counter raise it again, all within the configured bounds."""
     shape_ecn_bottleneck(guest)
-    mount_tracefs(guest)
-    fmt = guest.run("cat %s/events/sroce/rate_change/format" % TRACE, check=True)
+    fmt = guest.run("mountpoint -q {t} || mount -t tracefs nodev {t}; "
+                    "cat {t}/events/sroce/rate_change/format".format(t=TRACE),
+                    check=True)
     for field in ("qpn", "old_kbps", "new_kbps", "reason", "stage", "alpha"):
         assert "field:u32 %s;" % field in fmt.stdout or \
             "field:int %s;" % field in fmt.stdout, fmt
@@ -322,10 +305,10 @@ def test_verbs_rate_limit_holds_within_5_percent(guest, gids, how, kbps):
     its HW mode sets the IB static rate, not IBV_QP_RATE_LIMIT."""
     if how == "attr":
         set_cc(guest, "burst_bytes", 262144, devs=("sroce1",))
-    c0 = counters(guest, "sroce1")
+    c0 = link_counters(guest, "sroce1")
     r = guest.run("ip netns exec peer %s sroce1 %d %s %d 262144 3 5"
                   % (RATE_SEND, gids[1], how, kbps), timeout=120, check=True)
-    c = counters(guest, "sroce1")
+    c = link_counters(guest, "sroce1")
     rate = json.loads(r.stdout)["bits_per_second"] / 1000
     print("verbs pacing", how, kbps, "kbit/s set, measured", round(rate, 1),
           "error %.2f%%" % (100 * (rate - kbps) / kbps),

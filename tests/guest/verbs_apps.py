@@ -92,3 +92,21 @@ def impair_command(dev, qdisc, ns=""):
         "{ns}tc qdisc add dev {dev} parent 1:2 handle 20: netem {q} && "
         "{ns}tc filter add dev {dev} parent 1: protocol ip prio 1 u32 "
         "match u16 0x0000 0xffc0 at 2 flowid 1:1".format(ns=ns, dev=dev, q=qdisc))
+
+
+TRACE = "/sys/kernel/tracing"
+
+
+def traced(guest, event, action):
+    """Runs action() with tracepoint `event` (e.g. "sroce/rate_change")
+    on; returns the trace buffer's text and leaves it empty."""
+    guest.run("mountpoint -q {t} || mount -t tracefs nodev {t}; "
+              "echo > {t}/trace && echo 1 > {t}/events/{e}/enable"
+              .format(t=TRACE, e=event), check=True)
+    try:
+        action()
+    finally:
+        guest.run("echo 0 > %s/events/%s/enable" % (TRACE, event), check=True)
+    out = guest.run("cat %s/trace" % TRACE, check=True).stdout
+    guest.run("echo > %s/trace" % TRACE, check=True)
+    return out

@@ -23,6 +23,45 @@ TEST(Timers, AckTimeoutOutOfRangeClampsNotInfinite)
 	EXPECT_EQ(roce_ack_timeout_ns(255), roce_ack_timeout_ns(31));
 }
 
+TEST(Timers, RetransTimeoutDoublesPerTimeoutInRowUpTo8x)
+{
+	const u64 base = roce_ack_timeout_ns(14);	// ~67 ms
+
+	EXPECT_EQ(roce_retrans_timeout_ns(14, 0), base);
+	EXPECT_EQ(roce_retrans_timeout_ns(14, 1), 2 * base);
+	EXPECT_EQ(roce_retrans_timeout_ns(14, 2), 4 * base);
+	EXPECT_EQ(roce_retrans_timeout_ns(14, 3), 8 * base);
+	for (unsigned n = 4; n <= 255; n++)
+		EXPECT_EQ(roce_retrans_timeout_ns(14, static_cast<u8>(n)), 8 * base)
+			<< n << " in a row";
+}
+
+TEST(Timers, RetransTimeoutBackOffStopsAtTheCeiling)
+{
+	// 18: ~1.07 s, doubled twice would be ~4.3 s.
+	EXPECT_EQ(roce_retrans_timeout_ns(18, 1), 2 * roce_ack_timeout_ns(18));
+	EXPECT_EQ(roce_retrans_timeout_ns(18, 2), ROCE_RTO_BACKOFF_CEIL_NS);
+	EXPECT_EQ(roce_retrans_timeout_ns(18, 7), ROCE_RTO_BACKOFF_CEIL_NS);
+	// Never below the configured timeout, even when that is longer.
+	for (u8 t = 20; t <= ROCE_ACK_TIMEOUT_MAX; t++)
+		for (u8 n = 0; n < 8; n++)
+			EXPECT_EQ(roce_retrans_timeout_ns(t, n), roce_ack_timeout_ns(t));
+	// Monotonic in the number of timeouts, for every timeout value.
+	for (u8 t = 1; t <= ROCE_ACK_TIMEOUT_MAX; t++)
+		for (u8 n = 0; n < 8; n++) {
+			EXPECT_LE(roce_retrans_timeout_ns(t, n),
+				  roce_retrans_timeout_ns(t, static_cast<u8>(n + 1)));
+			EXPECT_GE(roce_retrans_timeout_ns(t, n), roce_ack_timeout_ns(t));
+		}
+}
+
+TEST(Timers, RetransTimeoutInfiniteStaysInfinite)
+{
+	for (u8 n = 0; n < 8; n++)
+		EXPECT_EQ(roce_retrans_timeout_ns(0, n),
+			  static_cast<u64>(ROCE_TIMEOUT_NONE));
+}
+
 TEST(Timers, RnrTimerMatchesIbtaTable)
 {
 	// roce-and-anchors.md 1.6, in units of 0.01 ms.
