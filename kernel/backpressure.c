@@ -6,7 +6,10 @@
  * the send engine keeps it (rebuilds it unchanged from the WQE), stops
  * pulling work and tries again later, backing off exponentially while
  * the refusals go on.  Meanwhile the retransmit timer is frozen, because
- * a packet stuck behind a local pause is not a loss either.
+ * a packet stuck behind a local pause is not a loss either.  With DCQCN
+ * on, a refusal is also a congestion signal and cuts the QP's rate as a
+ * CNP would (cc.c): backing off alone would send at the old rate into
+ * the same full queue as soon as it drains.
  *
  * Only the QP's send work changes this state; the retransmit timer
  * reads it.
@@ -22,6 +25,7 @@ void sroce_tx_refused(struct sroce_qp *qp)
 	u64 now = ktime_get_ns();
 
 	sroce_count(qp->sdev, SROCE_CNT_TX_REFUSED, 1);
+	sroce_cc_local_pushback(qp);
 	if (!qp->tx_paused_since) {
 		WRITE_ONCE(qp->tx_paused_since, now);
 		qp->tx_backoff_ns = SROCE_TX_BACKOFF_MIN_NS;

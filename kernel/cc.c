@@ -107,6 +107,7 @@ void sroce_cc_qp_init(struct sroce_qp *qp)
 	roce_dcqcn_rp_init(&cc->rp, &c->dcqcn, ktime_get_ns());
 	roce_pacer_init(&cc->pacer, 0, c->burst_bytes);
 	memset(&cc->np, 0, sizeof(cc->np));
+	memset(&cc->pushback, 0, sizeof(cc->pushback));
 	cc->tx_bytes = 0;
 	cc->rate_mark_jiffies = jiffies;
 	cc->rate_mark_bytes = 0;
@@ -313,6 +314,28 @@ void sroce_cc_cnp_recv(struct sroce_dev *sdev, const struct roce_pkt_info *pkt)
 		spin_unlock_bh(&qp->cc.lock);
 	}
 	sroce_qp_put(qp);
+}
+
+/*
+ * The local stack refused one of @qp's packets (backpressure.c): DCQCN
+ * cuts as for a CNP (proto/dcqcn.h, roce_dcqcn_rp_pushback).  Without
+ * DCQCN a refusal only makes the send work back off, as before.
+ */
+void sroce_cc_local_pushback(struct sroce_qp *qp)
+{
+	struct sroce_dev *sdev = qp->sdev;
+	u64 now;
+
+	if (!READ_ONCE(sdev->cc.config.enable))
+		return;
+	now = ktime_get_ns();
+	spin_lock_bh(&qp->cc.lock);
+	cc_sync(qp, now);
+	if (roce_dcqcn_rp_pushback(&qp->cc.rp, &qp->cc.pushback,
+				   &sdev->cc.config.dcqcn, now,
+				   cc_current_kbps(&qp->cc)))
+		cc_apply(qp, SROCE_RATE_PUSHBACK);
+	spin_unlock_bh(&qp->cc.lock);
 }
 
 /* A CNP to the peer QP (format: roce_dcqcn_build_cnp), not ECN-capable. */

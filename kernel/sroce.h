@@ -119,6 +119,7 @@ struct sroce_qp_cc {
 	struct roce_dcqcn_rp rp;
 	struct roce_pacer pacer;
 	struct roce_dcqcn_np np;
+	struct roce_dcqcn_np pushback;	/* limits cuts on local refusals */
 	u32 gen;		/* of the device config last applied */
 	bool paced;		/* the pacer has a rate: ask before each packet */
 	u64 tx_bytes;		/* IP bytes of data sent: per-QP share, for
@@ -739,6 +740,7 @@ u8 sroce_cc_tclass(struct sroce_dev *sdev, u8 tclass, bool cnp);
 void sroce_cc_cnp_recv(struct sroce_dev *sdev, const struct roce_pkt_info *pkt);
 bool sroce_cc_skb_ce(const struct sk_buff *skb);
 void sroce_cc_ce_recv(struct sroce_qp *qp);
+void sroce_cc_local_pushback(struct sroce_qp *qp);
 int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 
 /* ------------------------------------------------------------------------

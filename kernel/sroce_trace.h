@@ -18,10 +18,11 @@
 
 /*
  * Why a QP's rate changed.  The DCQCN ones are the reaction point's
- * events; USER_LIMIT is IB_QP_RATE_LIMIT, CONFIG a cc/ setting.
+ * events (PUSHBACK: a cut for a local refusal instead of a CNP); USER_LIMIT is IB_QP_RATE_LIMIT, CONFIG a cc/ setting.
  */
 #define SROCE_RATE_REASONS(X)						\
 	X(SROCE_RATE_CNP, "cnp_cut")					\
+	X(SROCE_RATE_PUSHBACK, "local_pushback")			\
 	X(SROCE_RATE_TIMER, "rate_timer")				\
 	X(SROCE_RATE_BYTES, "byte_counter")				\
 	X(SROCE_RATE_USER_LIMIT, "user_limit")				\

@@ -208,3 +208,12 @@ bool roce_dcqcn_np_ce(struct roce_dcqcn_np *np,
 	np->last_cnp_ns = now;
 	return true;
 }
+
+bool roce_dcqcn_rp_pushback(struct roce_dcqcn_rp *rp,
+			    struct roce_dcqcn_np *limit,
+			    const struct roce_dcqcn_params *p, u64 now,
+			    u32 current_kbps)
+{
+	return roce_dcqcn_np_ce(limit, p, now) &&
+	       roce_dcqcn_rp_cnp(rp, p, now, current_kbps);
+}

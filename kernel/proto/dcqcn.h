@@ -141,6 +141,19 @@ bool roce_dcqcn_np_ce(struct roce_dcqcn_np *np,
 		      const struct roce_dcqcn_params *p, u64 now);
 
 /*
+ * The local stack refused one of the QP's packets (a qdisc dropping at
+ * enqueue, a stopped transmit queue).  For a software sender that is the
+ * signal a PFC pause gives a NIC, earlier than any CNP can come back: the
+ * RP reacts as to a CNP, and @limit (the QP's own, apart from its NP)
+ * makes a burst of refusals within cnp_interval_ns one event, as an NP
+ * makes a burst of CE marks one CNP.  Returns true if the rate was cut.
+ */
+bool roce_dcqcn_rp_pushback(struct roce_dcqcn_rp *rp,
+			    struct roce_dcqcn_np *limit,
+			    const struct roce_dcqcn_params *p, u64 now,
+			    u32 current_kbps);
+
+/*
  * The CNP headers an NP sends, as ConnectX does: BTH opcode 0x81 with
  * BECN set, default P_Key, PSN 0, DestQP = @dest_qpn (the QP that sent
  * the marked data), then 16 zero bytes.  Returns the length written

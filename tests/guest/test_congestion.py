@@ -212,7 +212,8 @@ def traced_rate_changes(guest, action):
 
 def test_rate_changes_are_traced(guest, gids):
     """sroce:rate_change records each change of a QP's rate during a short
-    incast through the ECN queue: CNP cuts lower the rate, the rate timer
+    incast through the ECN queue: CNP cuts (and, where the queue refused
+    a packet, local_pushback cuts) lower the rate, the rate timer
     and byte counter raise it again, all within the configured bounds."""
     shape_ecn_bottleneck(guest)
     fmt = guest.run("mountpoint -q {t} || mount -t tracefs nodev {t}; "
@@ -226,16 +227,20 @@ def test_rate_changes_are_traced(guest, gids):
     def incast():
         run["result"] = write_bw(guest, gids, "-q 4 -D 6")
 
+    c0 = link_counters(guest, "sroce1")
     events = traced_rate_changes(guest, incast)
+    refused = link_counters(guest, "sroce1")["tx_refused"] - c0["tx_refused"]
     rc, out, _ = run["result"]
     assert rc == 0, out
     by_reason = {}
     for e in events:
         by_reason.setdefault(e["reason"], []).append(e)
     print("rate_change events", {r: len(v) for r, v in by_reason.items()},
-          "first", events[:3])
+          "tx_refused", refused, "first", events[:3])
     assert by_reason.get("cnp_cut"), events[:20]
-    for e in by_reason["cnp_cut"]:
+    # The bottleneck's own queue refusing a packet cuts like a CNP.
+    assert not refused or by_reason.get("local_pushback"), (refused, events[:20])
+    for e in by_reason["cnp_cut"] + by_reason.get("local_pushback", []):
         assert e["old"] == 0 or e["new"] < e["old"], e
     raised = by_reason.get("rate_timer", []) + by_reason.get("byte_counter", [])
     assert raised and all(e["new"] > e["old"] or e["new"] == 0 for e in raised), \

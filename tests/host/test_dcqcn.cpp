@@ -413,6 +413,42 @@ TEST(DcqcnNp, OneCnpPerInterval)
 	EXPECT_FALSE(roce_dcqcn_np_ce(&np, &p, kStart + p.cnp_interval_ns + 1));
 }
 
+TEST(DcqcnRp, BurstOfLocalPushbacksIsOneCut)
+{
+	roce_dcqcn_params p = simple();
+	p.cnp_interval_ns = 50 * kUs;
+	p.rate_reduce_period_ns = 4 * kUs;
+	roce_dcqcn_rp rp = fresh_rp(p);
+	roce_dcqcn_np limit = {};
+
+	// 100 refusals in the first 49 us: one cut, from the measured rate.
+	EXPECT_TRUE(roce_dcqcn_rp_pushback(&rp, &limit, &p, kStart, 800'000));
+	for (u64 t = 1; t < 50; t++)
+		EXPECT_FALSE(roce_dcqcn_rp_pushback(&rp, &limit, &p,
+						    kStart + t * kUs - 1, 800'000));
+	EXPECT_EQ(rp.rt_kbps, 800'000u);
+	EXPECT_EQ(rp.rc_kbps, 400'000u);
+	// One interval later, the refusals go on: the next cut.
+	EXPECT_TRUE(roce_dcqcn_rp_pushback(&rp, &limit, &p, kStart + 50 * kUs, 0));
+	EXPECT_EQ(rp.rc_kbps, 200'000u);
+}
+
+TEST(DcqcnRp, PushbackRightAfterACnpCutsNoFurther)
+{
+	roce_dcqcn_params p = simple();
+	roce_dcqcn_rp rp = fresh_rp(p);
+	roce_dcqcn_np limit = {};
+
+	ASSERT_TRUE(roce_dcqcn_rp_cnp(&rp, &p, kStart, 0));
+	// Same congestion, within the reduce period: no second cut.
+	EXPECT_FALSE(roce_dcqcn_rp_pushback(&rp, &limit, &p, kStart + 1, 0));
+	EXPECT_EQ(rp.rc_kbps, 500'000u);
+	// A pushback is a cut like a CNP, and the CNP's cut is not
+	// undone: a later CNP goes on from there.
+	EXPECT_TRUE(roce_dcqcn_rp_cnp(&rp, &p, kStart + p.rate_reduce_period_ns, 0));
+	EXPECT_EQ(rp.rc_kbps, 250'000u);
+}
+
 TEST(DcqcnNp, FirstCeAtTimeZeroStillSends)
 {
 	roce_dcqcn_params p = defaults();
