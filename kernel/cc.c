@@ -16,6 +16,8 @@
 #include <linux/module.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/jhash.h>
+#include <net/ipv6.h>
 #include <net/dsfield.h>
 #include <net/inet_ecn.h>
 #include <rdma/rdma_netlink.h>
@@ -93,6 +95,7 @@ int sroce_cc_module_init(void)
 void sroce_cc_dev_init(struct sroce_dev *sdev)
 {
 	mutex_init(&sdev->cc.lock);
+	spin_lock_init(&sdev->cc.ud_np_lock);
 	sdev->cc.config = sroce_cc_defaults;
 }
 
@@ -338,11 +341,14 @@ void sroce_cc_local_pushback(struct sroce_qp *qp)
 	spin_unlock_bh(&qp->cc.lock);
 }
 
-/* A CNP to the peer QP (format: roce_dcqcn_build_cnp), not ECN-capable. */
-static void cnp_send(struct sroce_qp *qp)
+/*
+ * A CNP to QP @dest_qpn at @to (format: roce_dcqcn_build_cnp), in the
+ * CNP DSCP, not ECN-capable.
+ */
+static void cnp_send(struct sroce_dev *sdev, const struct sroce_av *to,
+		     u16 sport, u32 dest_qpn)
 {
-	struct sroce_dev *sdev = qp->sdev;
-	struct sroce_av av = qp->av;
+	struct sroce_av av = *to;
 	struct sk_buff *skb;
 	u32 hdr_len = roce_opcode_get(ROCE_OP_CNP)->hdr_len;
 
@@ -350,30 +356,71 @@ static void cnp_send(struct sroce_qp *qp)
 	if (!skb)
 		return;
 	if (WARN_ON_ONCE(roce_dcqcn_build_cnp(skb->data, hdr_len,
-					      qp->dest_qpn) != hdr_len)) {
+					      dest_qpn) != hdr_len)) {
 		kfree_skb(skb);
 		return;
 	}
 	av.tclass = READ_ONCE(sdev->cc.config.cnp_dscp) << 2;
-	if (!sroce_skb_send(sdev, &av, NULL, qp->sport, skb))
+	if (!sroce_skb_send(sdev, &av, NULL, sport, skb))
 		sroce_count(sdev, SROCE_CNT_CNP_SENT, 1);
 }
 
-void sroce_cc_ce_recv(struct sroce_qp *qp)
+/*
+ * UD: the flow is (our QP, the source QP in the DETH, the source
+ * address), and the CNP goes back to that address, to that QP.
+ */
+static void cnp_answer_ud(struct sroce_qp *qp, const struct sk_buff *skb,
+			  u32 src_qpn)
+{
+	struct sroce_dev *sdev = qp->sdev;
+	struct sroce_av av = {};
+	u32 key;
+	bool send;
+
+	if (skb->protocol == htons(ETH_P_IPV6)) {
+		av.ipv6 = true;
+		av.saddr = ipv6_hdr(skb)->daddr;
+		av.daddr = ipv6_hdr(skb)->saddr;
+	} else {
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr, &av.saddr);
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr, &av.daddr);
+	}
+	key = jhash2(av.daddr.s6_addr32, 4, jhash_2words(qp->ib.qp_num, src_qpn, 0));
+	spin_lock_bh(&sdev->cc.ud_np_lock);
+	send = roce_dcqcn_np_flow_ce(&sdev->cc.ud_np, key, &sdev->cc.config.dcqcn,
+				     ktime_get_ns());
+	spin_unlock_bh(&sdev->cc.ud_np_lock);
+	if (send)
+		cnp_send(sdev, &av, rdma_flow_label_to_udp_sport(
+				 rdma_calc_flow_label(qp->ib.qp_num, src_qpn)),
+			 src_qpn);
+}
+
+void sroce_cc_ce_recv(struct sroce_qp *qp, const struct sk_buff *skb,
+		      const struct roce_pkt_info *pkt)
 {
 	struct sroce_dev *sdev = qp->sdev;
 	bool send;
 
 	sroce_count(sdev, SROCE_CNT_ECN_MARKED_RCVD, 1);
-	/* UD has no one peer to send a CNP to. */
-	if (!READ_ONCE(sdev->cc.config.enable) ||
-	    (qp->ib.qp_type != IB_QPT_RC && qp->ib.qp_type != IB_QPT_UC))
+	if (!READ_ONCE(sdev->cc.config.enable))
 		return;
-	spin_lock_bh(&qp->cc.lock);
-	send = roce_dcqcn_np_ce(&qp->cc.np, &sdev->cc.config.dcqcn, ktime_get_ns());
-	spin_unlock_bh(&qp->cc.lock);
-	if (send)
-		cnp_send(qp);
+	switch (qp->ib.qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+		spin_lock_bh(&qp->cc.lock);
+		send = roce_dcqcn_np_ce(&qp->cc.np, &sdev->cc.config.dcqcn,
+					ktime_get_ns());
+		spin_unlock_bh(&qp->cc.lock);
+		if (send)
+			cnp_send(sdev, &qp->av, qp->sport, qp->dest_qpn);
+		break;
+	case IB_QPT_UD:
+		cnp_answer_ud(qp, skb, pkt->deth.src_qpn);
+		break;
+	default:	/* GSI: management traffic is not rate-controlled */
+		break;
+	}
 }
 
 /* ---- visibility ------------------------------------------------------------- */

@@ -55,7 +55,7 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb,
 		goto put;
 	}
 	if (sroce_cc_skb_ce(skb))
-		sroce_cc_ce_recv(qp);
+		sroce_cc_ce_recv(qp, skb, pkt);
 	if (pkt->op->flags & ROCE_OPF_REQUEST)
 		sroce_resp_recv(qp, skb, pkt);
 	else

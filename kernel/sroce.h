@@ -112,6 +112,8 @@ struct sroce_cc_dev {
 	struct mutex lock;	/* sysfs writers */
 	struct sroce_cc_config config;
 	u32 gen;		/* bumped on each change; QPs resync */
+	spinlock_t ud_np_lock;
+	struct roce_dcqcn_np_flows ud_np;	/* CNP limiter of UD flows */
 };
 
 struct sroce_qp_cc {
@@ -739,7 +741,8 @@ u8 sroce_cc_tclass(struct sroce_dev *sdev, u8 tclass, bool cnp);
 /* Receive path: a CNP for one of our QPs; a CE-marked packet for @qp. */
 void sroce_cc_cnp_recv(struct sroce_dev *sdev, const struct roce_pkt_info *pkt);
 bool sroce_cc_skb_ce(const struct sk_buff *skb);
-void sroce_cc_ce_recv(struct sroce_qp *qp);
+void sroce_cc_ce_recv(struct sroce_qp *qp, const struct sk_buff *skb,
+		      const struct roce_pkt_info *pkt);
 void sroce_cc_local_pushback(struct sroce_qp *qp);
 int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 

@@ -217,3 +217,15 @@ bool roce_dcqcn_rp_pushback(struct roce_dcqcn_rp *rp,
 	return roce_dcqcn_np_ce(limit, p, now) &&
 	       roce_dcqcn_rp_cnp(rp, p, now, current_kbps);
 }
+
+bool roce_dcqcn_np_flow_ce(struct roce_dcqcn_np_flows *f, u32 key,
+			   const struct roce_dcqcn_params *p, u64 now)
+{
+	struct roce_dcqcn_np_flow *s = &f->slot[key % ROCE_DCQCN_NP_FLOW_SLOTS];
+
+	if (s->key != key) {
+		s->key = key;
+		s->np.sent_any = false;
+	}
+	return roce_dcqcn_np_ce(&s->np, p, now);
+}

@@ -141,6 +141,28 @@ bool roce_dcqcn_np_ce(struct roce_dcqcn_np *np,
 		      const struct roce_dcqcn_params *p, u64 now);
 
 /*
+ * The NP's limiter for UD, whose QP has no one peer: one limiter per flow
+ * (the caller's @key for receiving QP, source QP and source address) in
+ * a small direct-mapped table, so no per-QP memory.  A flow that finds
+ * its slot held by another takes it over: colliding flows may get CNPs
+ * more often than once per interval, never less often, so a congested
+ * flow is never left unnotified.
+ */
+#define ROCE_DCQCN_NP_FLOW_SLOTS	64u
+struct roce_dcqcn_np_flow {
+	u32 key;
+	struct roce_dcqcn_np np;	/* sent_any == false: slot unused */
+};
+
+struct roce_dcqcn_np_flows {
+	struct roce_dcqcn_np_flow slot[ROCE_DCQCN_NP_FLOW_SLOTS];
+};
+
+/* roce_dcqcn_np_ce() for the flow @key. */
+bool roce_dcqcn_np_flow_ce(struct roce_dcqcn_np_flows *f, u32 key,
+			   const struct roce_dcqcn_params *p, u64 now);
+
+/*
  * The local stack refused one of the QP's packets (a qdisc dropping at
  * enqueue, a stopped transmit queue).  For a software sender that is the
  * signal a PFC pause gives a NIC, earlier than any CNP can come back: the

@@ -78,11 +78,16 @@ def jain(xs):
     return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
 
 
-def write_bw(guest, gids, args, sampler_args=None, during="", timeout=240):
-    """ib_write_bw from peer (sroce1) to sroce0.  Meanwhile the sampler
-    (if asked for) measures in the guest and `during` runs in the
-    background; returns (perftest rc, its output, the sampler's JSON)."""
-    perf = "ib_write_bw -F -s 65536 -u %d %s" % (QP_TIMEOUT, args)
+WRITE_BW = "ib_write_bw -F -s 65536 -u %d" % QP_TIMEOUT
+
+
+def write_bw(guest, gids, args, sampler_args=None, during="", timeout=240,
+             app=WRITE_BW):
+    """ib_write_bw (or another perftest `app`) from peer (sroce1) to
+    sroce0.  Meanwhile the sampler (if asked for) measures in the guest
+    and `during` runs in the background; returns (perftest rc, its
+    output, the sampler's JSON)."""
+    perf = "%s %s" % (app, args)
     sample = ("/usr/bin/python3 %s %s >/tmp/cc-sample.json; " % (SAMPLER, sampler_args)
               if sampler_args else "echo >/tmp/cc-sample.json; ")
     script = (
@@ -253,6 +258,36 @@ def test_rate_changes_are_traced(guest, gids):
         assert e["alpha"] <= 1 << 20, e
     # Every one of the four QPs felt the congestion.
     assert len({e["qpn"] for e in by_reason["cnp_cut"]}) == 4, by_reason["cnp_cut"]
+
+
+def test_ud_ce_marks_get_cnps(guest, gids):
+    """UD SENDs from peer through the ECN queue: the receiving UD QP
+    answers CE marks with CNPs to the source QP and address of the
+    marked packets, and the sender's reaction point cuts that QP's
+    rate."""
+    shape_ecn_bottleneck(guest)
+    c0 = all_counters(guest)
+    run = {}
+
+    def ud():
+        run["result"] = write_bw(guest, gids, "-D 6",
+                                 app="ib_send_bw -F -c UD -s 1024")
+
+    events = traced_rate_changes(guest, ud)
+    c = delta(c0, all_counters(guest))
+    rc, out, _ = run["result"]
+    print("ud cnps", {d: {k: c[d][k] for k in (
+        "tx_packets", "ecn_marked_rcvd", "cnp_sent", "cnp_rcvd", "tx_refused")}
+        for d in DEVS})
+    assert rc == 0, out
+    assert c["sroce0"]["ecn_marked_rcvd"] > 0, c
+    assert c["sroce0"]["cnp_sent"] > 0 and c["sroce1"]["cnp_rcvd"] > 0, c
+    # At most one CNP per flow per interval: never more than the marks.
+    assert c["sroce0"]["cnp_sent"] <= c["sroce0"]["ecn_marked_rcvd"], c
+    cuts = [e for e in events if e["reason"] == "cnp_cut"]
+    print("ud cnp cuts", len(cuts), cuts[:3])
+    assert cuts and all(e["dev"] == "sroce1" for e in cuts), events[:20]
+    assert all(e["old"] == 0 or e["new"] < e["old"] for e in cuts), cuts[:20]
 
 
 @pytest.mark.parametrize("kbps", [3000, 5000])

@@ -449,6 +449,34 @@ TEST(DcqcnRp, PushbackRightAfterACnpCutsNoFurther)
 	EXPECT_EQ(rp.rc_kbps, 250'000u);
 }
 
+TEST(DcqcnNp, UdFlowsAreLimitedEachOnItsOwn)
+{
+	roce_dcqcn_params p = defaults();
+	roce_dcqcn_np_flows f = {};
+	const u32 a = 0x1234, b = 0x1235;	// different slots
+
+	EXPECT_TRUE(roce_dcqcn_np_flow_ce(&f, a, &p, kStart));
+	EXPECT_TRUE(roce_dcqcn_np_flow_ce(&f, b, &p, kStart + 1));
+	EXPECT_FALSE(roce_dcqcn_np_flow_ce(&f, a, &p, kStart + 2));
+	EXPECT_FALSE(roce_dcqcn_np_flow_ce(&f, b, &p, kStart + p.cnp_interval_ns));
+	EXPECT_TRUE(roce_dcqcn_np_flow_ce(&f, a, &p, kStart + p.cnp_interval_ns));
+	EXPECT_TRUE(roce_dcqcn_np_flow_ce(&f, b, &p, kStart + p.cnp_interval_ns + 1));
+}
+
+TEST(DcqcnNp, UdFlowsSharingASlotAreNeverStarved)
+{
+	roce_dcqcn_params p = defaults();
+	roce_dcqcn_np_flows f = {};
+	const u32 a = 7, b = 7 + ROCE_DCQCN_NP_FLOW_SLOTS;	// same slot
+
+	// Alternating marks: each flow still gets its CNP (more often
+	// than once per interval is the price of the collision).
+	for (u64 i = 0; i < 10; i++)
+		EXPECT_TRUE(roce_dcqcn_np_flow_ce(&f, i % 2 ? b : a, &p, kStart + i));
+	// One flow on its own is limited again.
+	EXPECT_FALSE(roce_dcqcn_np_flow_ce(&f, b, &p, kStart + 10));
+}
+
 TEST(DcqcnNp, FirstCeAtTimeZeroStillSends)
 {
 	roce_dcqcn_params p = defaults();
