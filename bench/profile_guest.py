@@ -49,7 +49,8 @@ class Sampler:
     def command(self, what):
         self.ctl.write(what + "\n")
         self.ctl.flush()
-        if self.ack.readline().strip() != "ack":
+        # perf writes "ack\n\0": the NUL starts the next line we read
+        if self.ack.readline().replace("\0", "").strip() != "ack":
             raise guest_runner.RunFailed("perf did not acknowledge %r" % what)
 
     def window(self, secs):
