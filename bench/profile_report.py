@@ -31,6 +31,8 @@ def short_dso(dso):
     """[kernel.kallsyms] -> kernel, [sroce] -> sroce.ko, /usr/lib/x/libibverbs.so.1.14 -> libibverbs.so.1.14"""
     if dso == "[kernel.kallsyms]":
         return "kernel"
+    if dso == "[unknown]":
+        return "unknown"
     if dso.startswith("[") and dso.endswith("]") and " " not in dso:
         return dso[1:-1] + ".ko"
     return os.path.basename(dso)
