@@ -4,9 +4,14 @@ host round trip or process start lands inside the measured interval.
 
     cc_sampler.py qp-bytes DEV WARMUP SECONDS
         waits until DEV has RC QPs sending, waits WARMUP s, then prints
-        each QP's bytes sent over SECONDS (from `rdma res show qp -dd`,
-        driver field tx_bytes) and the packets veth1's qdisc in namespace
-        peer dropped meanwhile, as JSON {"qps": {lqpn: bytes}, "drops": n}.
+        each QP's bytes sent over up to SECONDS (from `rdma res show qp
+        -dd`, driver field tx_bytes) and the packets veth1's qdisc in
+        namespace peer dropped meanwhile, as JSON {"qps": {lqpn: bytes},
+        "drops": n, "seconds": s}.  It looks about once a second and
+        keeps the last look at which every QP of the first still existed:
+        on a guest slowed down by its host the window may not fit in the
+        transfer, and a look after the application destroyed its QPs
+        would measure nothing.
     cc_sampler.py dev-rate DEV WARMUP SECONDS
         the same for the whole device from its hw_counters (IP bytes:
         RoCE bytes + 28 per packet of UDP/IPv4), as JSON
@@ -60,16 +65,26 @@ def ip_bytes(dev):
     return counter(dev, "tx_bytes") + UDP_IPV4_LEN * counter(dev, "tx_packets")
 
 
+def sample_qps(dev, seconds):
+    t0, before, drops0 = time.monotonic(), qp_bytes(dev), qdisc_drops()
+    last = (t0, before, drops0)
+    while last[0] - t0 < seconds:
+        time.sleep(min(1.0, seconds - (last[0] - t0)))
+        look = (time.monotonic(), qp_bytes(dev), qdisc_drops())
+        if not set(before) <= set(look[1]):
+            break           # the transfer is over: keep the look before
+        last = look
+    t1, after, drops1 = last
+    return {"qps": {q: after[q] - before[q] for q in before},
+            "drops": drops1 - drops0, "seconds": round(t1 - t0, 2)}
+
+
 def main():
     mode, dev, warmup, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
     wait_sending(dev)
     time.sleep(warmup)
     if mode == "qp-bytes":
-        before, drops = qp_bytes(dev), qdisc_drops()
-        time.sleep(seconds)
-        after, drops = qp_bytes(dev), qdisc_drops() - drops
-        print(json.dumps({"qps": {q: after[q] - before.get(q, 0) for q in after},
-                          "drops": drops}))
+        print(json.dumps(sample_qps(dev, seconds)))
     else:
         t0, b0 = time.monotonic(), ip_bytes(dev)
         time.sleep(seconds)

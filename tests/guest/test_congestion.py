@@ -146,14 +146,18 @@ def test_incast_dcqcn_on_vs_off(guest, gids):
     for mode in ("on", "off"):
         set_cc(guest, "enable", 1 if mode == "on" else 0)
         c0, q0 = all_counters(guest), qdisc_stats(guest)
-        rc, out, sample = write_bw(guest, gids, "-q 4 -D 16", "qp-bytes sroce1 3 10")
+        rc, out, sample = write_bw(guest, gids, "-q 4 -D 20", "qp-bytes sroce1 3 10")
         c, q1 = delta(c0, all_counters(guest)), qdisc_stats(guest)
         assert rc == 0, out
         print("incast", mode, json.dumps(c["sroce1"]), json.dumps(c["sroce0"]))
         assert sample and len(sample["qps"]) == 4, (mode, c, out)
+        # A guest slowed down by its host may measure less than 10 s; a
+        # few seconds still show who got what.
+        assert sample["seconds"] >= 4, (mode, sample, out)
         shares = sorted(sample["qps"].values())
         results[mode] = dict(
-            jain=jain(shares), mbit=[round(x * 8 / 10 / 1e6, 2) for x in shares],
+            jain=jain(shares), seconds=sample["seconds"],
+            mbit=[round(x * 8 / sample["seconds"] / 1e6, 2) for x in shares],
             drops=q1["dropped"] - q0["dropped"], window_drops=sample["drops"],
             window_packets=sum(shares) // 1100, marks=q1["marked"] - q0["marked"],
             cnp_sent=c["sroce0"]["cnp_sent"], cnp_rcvd=c["sroce1"]["cnp_rcvd"],
@@ -171,7 +175,9 @@ def test_incast_dcqcn_on_vs_off(guest, gids):
     # (local backpressure, counted as tx_resent), so these are not
     # losses; on a guest as loaded as the test host the ratio varies
     # from 5x to 30x.
-    assert off["window_drops"] >= 3 * max(on["window_drops"], 1), results
+    # (per second: the two windows need not be equally long)
+    assert (off["window_drops"] / off["seconds"] >=
+            3 * max(on["window_drops"] / on["seconds"], 0.1)), results
     assert off["drops"] >= 1.5 * on["drops"], results
     # Each drop is a packet sroce had to send again (tx_resent), not a
     # loss: the retransmit timer stays quiet either way, by design.

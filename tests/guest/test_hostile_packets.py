@@ -35,7 +35,8 @@ def test_hostile_flood_during_verified_transfer(guest):
     g0 = gid_index(guest, "sroce0", CLIENT_IP)
     g1 = gid_index(guest, "sroce1", SERVER_IP)
     # Transfers back to back until the flood is over; each checks its data.
-    pp = "timeout 300 ibv_rc_pingpong -s 4096 -n 1000 -c"
+    # Long ones: the flood must find them live, not between two runs.
+    pp = "timeout 300 ibv_rc_pingpong -s 4096 -n 4000 -c"
     r = guest.run(r"""
 rm -f /tmp/hostile.stop /tmp/hostile.runs
 (while [ ! -e /tmp/hostile.stop ]; do
@@ -43,7 +44,7 @@ rm -f /tmp/hostile.stop /tmp/hostile.runs
     for i in $(seq 100); do ip netns exec peer ss -Hltn 'sport = :18515' | grep -q . && break; sleep 0.2; done
     {pp} -d sroce0 -g {g0} {server} >/tmp/hc.log 2>&1; crc=$?
     wait $srv; src=$?
-    echo "server=$src client=$crc $(cat /tmp/hs.log /tmp/hc.log | grep -c '1000 iters in')" >>/tmp/hostile.runs
+    echo "server=$src client=$crc $(cat /tmp/hs.log /tmp/hc.log | grep -c '4000 iters in')" >>/tmp/hostile.runs
     if [ $src != 0 ] || [ $crc != 0 ]; then cat /tmp/hs.log /tmp/hc.log >>/tmp/hostile.runs; fi
 done) & loop=$!
 for i in $(seq 100); do
