@@ -382,6 +382,7 @@ static u8 resp_read(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	r->length = pkt->reth.len;
 	qp->epsn = psn_add(qp->epsn, npsn - 1);	/* +1 by the caller */
 	qp->msn++;
+	WRITE_ONCE(qp->reads_queued, true);
 	sroce_qp_schedule_send(qp);
 	return 0;
 }
@@ -469,6 +470,7 @@ static void resp_duplicate(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 			if (!r->length)
 				r->sent = 0;
 			r->done = false;
+			WRITE_ONCE(qp->reads_queued, true);
 			sroce_qp_schedule_send(qp);
 		}
 		return;
@@ -651,7 +653,12 @@ bool sroce_resp_send_reads(struct sroce_qp *qp, int *budget)
 	struct sroce_rd_res *r;
 	bool did = false;
 
-	if (qp->ib.qp_type != IB_QPT_RC)
+	/* Every engine run passes here: without a READ queued it must not
+	 * take resp_lock, which the receive softirq on another CPU holds
+	 * while it handles this QP's requests (a ping-pong spun on it).
+	 * The hint is set under resp_lock before the work is scheduled.
+	 */
+	if (qp->ib.qp_type != IB_QPT_RC || !READ_ONCE(qp->reads_queued))
 		return false;
 	spin_lock_bh(&qp->resp_lock);
 	while (*budget > 0 && !qp->tx_backoff && (r = next_read(qp)) &&
@@ -660,6 +667,8 @@ bool sroce_resp_send_reads(struct sroce_qp *qp, int *budget)
 		(*budget)--;
 		did = true;
 	}
+	if (!next_read(qp))
+		WRITE_ONCE(qp->reads_queued, false);
 	spin_unlock_bh(&qp->resp_lock);
 	return did;
 }

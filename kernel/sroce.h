@@ -639,6 +639,8 @@ struct sroce_qp {
 	u32 rd_res_head;		/* next to fill */
 	u32 rd_res_tail;		/* oldest READ still sending */
 	u32 rd_res_count;
+	bool reads_queued;		/* a READ response may be unsent: read
+					 * without resp_lock by the engine */
 	struct list_head mcast;		/* sroce_mcast_member, groups joined (UD) */
 };
 
