@@ -13,6 +13,7 @@
 #include <linux/ipv6.h>
 #include <linux/udp.h>
 #include <net/addrconf.h>
+#include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
 #include <net/ipv6_stubs.h>
@@ -354,13 +355,22 @@ static bool sroce_txq_stopped(struct sroce_dev *sdev, struct net_device *dev,
 	return true;
 }
 
+/*
+ * The part of a traffic class that picks a route: without the ECN bits,
+ * as the stack routes its own sockets (ECN marks change in flight).
+ */
+static u8 route_dscp(u8 tclass)
+{
+	return tclass & ~INET_ECN_MASK;
+}
+
 static int sroce_send4(struct sroce_dev *sdev, const struct sroce_av *av,
 		       u8 tclass, struct dst_cache *cache, struct sk_buff *skb)
 {
 	struct net *net = dev_net(sdev->ndev);
 	struct flowi4 fl = {
 		.flowi4_oif = sdev->ndev->ifindex,
-		.flowi4_tos = RT_TOS(tclass),
+		.flowi4_tos = RT_TOS(route_dscp(tclass)),
 		.flowi4_proto = IPPROTO_UDP,
 		.daddr = av->daddr.s6_addr32[3],
 		.saddr = av->saddr.s6_addr32[3],
@@ -412,7 +422,7 @@ static int sroce_send6(struct sroce_dev *sdev, const struct sroce_av *av,
 		.flowi6_proto = IPPROTO_UDP,
 		.daddr = av->daddr,
 		.saddr = av->saddr,
-		.flowlabel = ip6_make_flowinfo(tclass,
+		.flowlabel = ip6_make_flowinfo(route_dscp(tclass),
 					       cpu_to_be32(av->flow_label)),
 	};
 	struct dst_entry *dst = NULL;
@@ -466,8 +476,12 @@ int sroce_skb_send(struct sroce_dev *sdev, const struct sroce_av *av,
 	 */
 	skb->priority = tclass >> 5;
 	skb_clear_hash(skb);
-	/* The route was cached for the AV's TOS; CC may pick another. */
-	if (RT_TOS(tclass) != RT_TOS(av->tclass))
+	/* The route was cached for the AV's DSCP; a CNP goes out with
+	 * another.  ECN bits do not choose routes (route_dscp), so CC's
+	 * ECT(0) must not bypass the cache: it did, for every packet, and
+	 * cost a FIB lookup and an uncached dst per packet on loopback.
+	 */
+	if (route_dscp(tclass) != route_dscp(av->tclass))
 		cache = NULL;
 #if IS_ENABLED(CONFIG_IPV6)
 	if (av->ipv6)
