@@ -99,6 +99,20 @@ void sroce_qp_run_send(struct sroce_qp *qp)
 		sroce_qp_schedule_send(qp);
 }
 
+bool sroce_qp_try_send_right(struct sroce_qp *qp)
+{
+	return !test_and_set_bit_lock(SROCE_SEND_RUNNING, &qp->send_flags);
+}
+
+void sroce_qp_release_send_right(struct sroce_qp *qp)
+{
+	clear_bit_unlock(SROCE_SEND_RUNNING, &qp->send_flags);
+	smp_mb__after_atomic();
+	/* A runner that found us holding the right left its AGAIN to us. */
+	if (test_bit(SROCE_SEND_AGAIN, &qp->send_flags))
+		sroce_qp_schedule_send(qp);
+}
+
 static void sroce_send_work(struct work_struct *work)
 {
 	sroce_qp_run_send(container_of(work, struct sroce_qp, send_work));

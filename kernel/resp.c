@@ -359,6 +359,29 @@ static struct sroce_rd_res *rd_res_add(struct sroce_qp *qp)
 	return r;
 }
 
+static void send_read_packet(struct sroce_qp *qp, struct sroce_rd_res *r);
+
+/*
+ * A one-packet READ with nothing queued before it is answered here, in
+ * the softirq that received it, as rxe does: handing it to the send work
+ * cost a worker wake-up per READ (read latency was 2-3x rxe's).  Longer
+ * READs stay with the work, which paces them and yields to other QPs.
+ * The send right keeps the engine's backoff and pacing state ours while
+ * we send.  Caller holds resp_lock.  True if the response went out.
+ */
+static bool resp_read_inline(struct sroce_qp *qp, struct sroce_rd_res *r)
+{
+	bool sent;
+
+	if (!sroce_qp_try_send_right(qp))
+		return false;
+	if (!qp->tx_backoff && sroce_cc_may_send(qp))
+		send_read_packet(qp, r);
+	sent = r->done;
+	sroce_qp_release_send_right(qp);
+	return sent;
+}
+
 static u8 resp_read(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 {
 	struct sroce_rd_res *r;
@@ -382,6 +405,8 @@ static u8 resp_read(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	r->length = pkt->reth.len;
 	qp->epsn = psn_add(qp->epsn, npsn - 1);	/* +1 by the caller */
 	qp->msn++;
+	if (npsn == 1 && !qp->reads_queued && resp_read_inline(qp, r))
+		return 0;
 	WRITE_ONCE(qp->reads_queued, true);
 	sroce_qp_schedule_send(qp);
 	return 0;

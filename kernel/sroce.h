@@ -676,6 +676,12 @@ enum {
 	SROCE_SEND_RUNNING,		/* someone is in sroce_send_engine() */
 	SROCE_SEND_AGAIN,		/* ... and must look again before stopping */
 };
+/* The send right without running the engine (for a few packets from the
+ * receive path); false if the engine holds it.  Release hands over any
+ * work asked for meanwhile.
+ */
+bool sroce_qp_try_send_right(struct sroce_qp *qp);
+void sroce_qp_release_send_right(struct sroce_qp *qp);
 
 int sroce_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata);
