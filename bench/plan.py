@@ -47,8 +47,8 @@ class Workload:
 class Settings:
     rounds: int = 3
     duration: int = 3          # seconds per iperf3 run
-    volume: float = 1.0        # bandwidth runs move volume x 32 MiB (64 B: x 20000 messages)
-    lat_iters: int = 500
+    volume: float = 2.0        # bandwidth runs move volume x 32 MiB (64 B: x 20000 messages)
+    lat_iters: int = 2000
     cpu_iters: tuple = (20, 1000)       # marginal CPU: two run lengths
     syscall_iters: tuple = (1000, 5000)  # marginal syscalls: two run lengths
     scaling_qps: tuple = (1, 8, 64, 1024, 8192)
