@@ -53,9 +53,8 @@ void sroce_tx_resumed(struct sroce_qp *qp)
 	/* What waited behind the pause only now really leaves: give its
 	 * ACKs a whole timeout from here.
 	 */
-	if (qp->timeout && hrtimer_active(&qp->retrans_timer))
-		hrtimer_start(&qp->retrans_timer, sroce_retrans_timeout(qp),
-			      HRTIMER_MODE_REL_SOFT);
+	if (qp->timeout && timer_pending(&qp->retrans_timer))
+		sroce_retrans_start(qp);
 }
 
 bool sroce_tx_paused(const struct sroce_qp *qp)

@@ -69,11 +69,10 @@ static void comp_ack_through(struct sroce_qp *qp, u32 psn)
 static void comp_restart_timer(struct sroce_qp *qp)
 {
 	if (qp->comp_psn == qp->sent_end || !qp->timeout) {
-		hrtimer_try_to_cancel(&qp->retrans_timer);
+		del_timer(&qp->retrans_timer);
 		return;
 	}
-	hrtimer_start(&qp->retrans_timer, sroce_retrans_timeout(qp),
-		      HRTIMER_MODE_REL_SOFT);
+	sroce_retrans_start(qp);
 }
 
 /* The oldest outstanding WQE fails with @status; so does the QP. */
@@ -241,7 +240,7 @@ static void comp_aeth(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 			return;
 		}
 		qp->rnr_wait = true;
-		hrtimer_try_to_cancel(&qp->retrans_timer);
+		del_timer(&qp->retrans_timer);
 		hrtimer_start(&qp->rnr_timer,
 			      ns_to_ktime(roce_rnr_timer_ns(roce_aeth_value(syn))),
 			      HRTIMER_MODE_REL_SOFT);
@@ -306,22 +305,35 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
  * How long the retransmit timer waits from now: the QP's local ACK
  * timeout, doubled per timeout since the last progress (proto/timers.h).
  */
-ktime_t sroce_retrans_timeout(const struct sroce_qp *qp)
+u64 sroce_retrans_timeout_ns(const struct sroce_qp *qp)
 {
-	return ns_to_ktime(roce_retrans_timeout_ns(qp->timeout,
-						   READ_ONCE(qp->timeouts_in_row)));
+	return roce_retrans_timeout_ns(qp->timeout,
+				       READ_ONCE(qp->timeouts_in_row));
 }
 
-enum hrtimer_restart sroce_retrans_timer(struct hrtimer *t)
+/*
+ * (Re)starts the retransmit timer for a full timeout from now.  Rounded
+ * up to whole jiffies plus one, since the current jiffy is partly over:
+ * never earlier than asked (the timer wheel only ever fires late).
+ */
+void sroce_retrans_start(struct sroce_qp *qp)
 {
-	struct sroce_qp *qp = container_of(t, struct sroce_qp, retrans_timer);
+	u64 delay = DIV_ROUND_UP_ULL(sroce_retrans_timeout_ns(qp),
+				     NSEC_PER_SEC / HZ);
+
+	mod_timer(&qp->retrans_timer, jiffies + (unsigned long)delay + 1);
+}
+
+void sroce_retrans_timer(struct timer_list *t)
+{
+	struct sroce_qp *qp = from_timer(qp, t, retrans_timer);
 
 	if (READ_ONCE(qp->state) != IB_QPS_RTS && READ_ONCE(qp->state) != IB_QPS_SQD)
-		return HRTIMER_NORESTART;
+		return;
 	if (sroce_tx_paused(qp)) {
 		/* Held back by our own stack, not lost: wait on. */
-		hrtimer_forward_now(t, sroce_retrans_timeout(qp));
-		return HRTIMER_RESTART;
+		sroce_retrans_start(qp);
+		return;
 	}
 	spin_lock_bh(&qp->sq_lock);
 	if (qp->comp_psn != qp->sent_end) {
@@ -331,7 +343,7 @@ enum hrtimer_restart sroce_retrans_timer(struct hrtimer *t)
 		trace_retrans_timeout(dev_name(&qp->sdev->ib.dev), qp->ib.qp_num,
 				      qp->comp_psn, qp->timeouts_in_row,
 				      qp->retry_left,
-				      ktime_to_ns(sroce_retrans_timeout(qp)));
+				      sroce_retrans_timeout_ns(qp));
 		if (roce_retry_consume(&qp->retry_left)) {
 			roce_window_timeout(&qp->window);
 			set_bit(0, &qp->need_retransmit);
@@ -341,7 +353,7 @@ enum hrtimer_restart sroce_retrans_timer(struct hrtimer *t)
 	}
 	spin_unlock_bh(&qp->sq_lock);
 	sroce_qp_schedule_send(qp);
-	return HRTIMER_NORESTART;
+	return;
 }
 
 static bool qp_sending(struct sroce_qp *qp)

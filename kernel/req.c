@@ -441,18 +441,17 @@ static void req_local_op(struct sroce_qp *qp, struct sroce_swqe *s)
 
 /*
  * Starts the local ACK timer unless it is already counting.  "Counting"
- * is queued, not active: while its callback runs (the timeout that asked
- * for this very resend) the timer is active but will not fire again, and
- * packets resent from here on a CPU racing that callback would be left
- * with no timer if they too were lost.
+ * is pending: while its callback runs (the timeout that asked for this
+ * very resend) the timer will not fire again, and packets resent from
+ * here on a CPU racing that callback would be left with no timer if they
+ * too were lost.
  */
 static void arm_retrans_timer(struct sroce_qp *qp)
 {
 	if (!qp_is_rc(qp) || !qp->timeout ||
-	    hrtimer_is_queued(&qp->retrans_timer))
+	    timer_pending(&qp->retrans_timer))
 		return;
-	hrtimer_start(&qp->retrans_timer, sroce_retrans_timeout(qp),
-		      HRTIMER_MODE_REL_SOFT);
+	sroce_retrans_start(qp);
 }
 
 /*

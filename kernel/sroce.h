@@ -607,7 +607,13 @@ struct sroce_qp {
 	bool tx_backoff;		/* the stack refused a packet: wait */
 	u64 tx_paused_since;		/* ns of the first refusal; 0: none */
 	u32 tx_backoff_ns;		/* current wait between tries */
-	struct hrtimer retrans_timer;
+	/*
+	 * Local ACK timeout: a jiffies timer, not an hrtimer.  It is re-armed
+	 * on every send and every ACK, and arming an hrtimer reads the clock
+	 * (an emulated HPET read, ~8 us, in a TCG guest); the timer wheel
+	 * needs no clock read, and IB only asks for "at least" the timeout.
+	 */
+	struct timer_list retrans_timer;
 	struct hrtimer rnr_timer;
 	struct hrtimer kick_timer;	/* run the send work later: local
 					 * backpressure or the pacer */
@@ -712,8 +718,9 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		     const struct roce_pkt_info *pkt);
 void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		     const struct roce_pkt_info *pkt);
-enum hrtimer_restart sroce_retrans_timer(struct hrtimer *t);
-ktime_t sroce_retrans_timeout(const struct sroce_qp *qp);
+void sroce_retrans_timer(struct timer_list *t);
+u64 sroce_retrans_timeout_ns(const struct sroce_qp *qp);
+void sroce_retrans_start(struct sroce_qp *qp);
 enum hrtimer_restart sroce_rnr_timer(struct hrtimer *t);
 enum hrtimer_restart sroce_kick_timer(struct hrtimer *t);
 
