@@ -169,21 +169,31 @@ static void sq_take_user_wqe(struct sroce_qp *qp, u32 index)
 	}
 }
 
-/* Copies newly posted user WQEs into the shadow.  -EIO: corrupt index. */
-static int sq_fetch(struct sroce_qp *qp)
+/*
+ * Copies up to @max newly posted user WQEs into the shadow.  The producer
+ * index is the process's to write, so it is checked against both indices
+ * the kernel owns: retire <= fetch <= producer <= retire + sq_slots.  A
+ * producer moved back behind fetch would otherwise read as ~2^32 new WQEs
+ * and overwrite the shadows of WQEs in flight.  Returns how many posted
+ * WQEs are left to fetch, or -EIO for a corrupt index.  Caller holds
+ * sq_lock.
+ */
+static int sq_fetch(struct sroce_qp *qp, u32 max)
 {
-	u32 prod;
+	u32 prod, posted, fetched;
 
 	if (!qp->user)
 		return 0;
 	prod = smp_load_acquire(&qp->sq.ctrl->producer);
-	if (prod - qp->retire > qp->sq_slots)
+	posted = prod - qp->retire;
+	fetched = qp->fetch - qp->retire;
+	if (posted > qp->sq_slots || posted < fetched)
 		return -EIO;
-	while (qp->fetch != prod) {
+	for (max = min(posted - fetched, max); max; max--) {
 		sq_take_user_wqe(qp, qp->fetch);
 		qp->fetch++;
 	}
-	return 0;
+	return prod - qp->fetch;
 }
 
 /* ---- completions ----------------------------------------------------------- */
@@ -559,15 +569,30 @@ static bool req_step(struct sroce_qp *qp)
 
 /* ---- the work -------------------------------------------------------------- */
 
-/* Completes every queued WQE with a flush error after the QP failed. */
-void sroce_flush_queues(struct sroce_qp *qp)
+/*
+ * Completes queued WQEs with a flush error after the QP failed, at most
+ * @budget of them from each queue: the process can keep posting while we
+ * flush, so the loops are bounded and the work item comes back for the
+ * rest.  True if there may be more.
+ */
+static bool sroce_flush_queues(struct sroce_qp *qp, int budget)
 {
 	struct sroce_rwqe rwqe;
 	struct sroce_rq *rq = qp->srq ? NULL : &qp->rq;
+	bool more;
+	int n;
 
+	if (qp->user) {
+		/* Ask for a doorbell before looking, so a WQE posted while we
+		 * flush is either seen here or rings (as in sroce_sq_may_sleep).
+		 */
+		WRITE_ONCE(qp->sq.ctrl->notify, SROCE_SQ_NEED_DOORBELL);
+		smp_mb();
+	}
 	spin_lock_bh(&qp->sq_lock);
-	sq_fetch(qp);
-	while (qp->retire != qp->fetch) {
+	/* A corrupt producer leaves nothing new to flush, only what we hold. */
+	more = sq_fetch(qp, budget) > 0;
+	for (n = 0; qp->retire != qp->fetch && n < budget; n++) {
 		struct sroce_swqe *s = sroce_swqe(qp, qp->retire);
 
 		if (s->state != SROCE_SWQE_DONE)
@@ -578,6 +603,7 @@ void sroce_flush_queues(struct sroce_qp *qp)
 			smp_store_release(&qp->sq.ctrl->consumer, qp->retire);
 		sq_post_cqe(qp, s);
 	}
+	more |= qp->retire != qp->fetch;
 	qp->req_cur = qp->retire;
 	qp->req_offset = 0;
 	qp->rd_atomic_outstanding = 0;
@@ -591,16 +617,19 @@ void sroce_flush_queues(struct sroce_qp *qp)
 		WRITE_ONCE(rq->ring.ctrl->notify, SROCE_RQ_NEED_DOORBELL);
 		smp_mb();
 	}
-	while (rq && sroce_rq_pop(rq, &rwqe) == 0) {
+	for (n = 0; rq && n < budget; n++) {
 		struct ib_wc wc = {
-			.wr_id = rwqe.wr_id,
 			.status = IB_WC_WR_FLUSH_ERR,
 			.opcode = IB_WC_RECV,
 			.qp = &qp->ib,
 		};
 
+		if (sroce_rq_pop(rq, &rwqe))
+			break;
+		wc.wr_id = rwqe.wr_id;
 		sroce_cq_post(qp->rcq, &wc, false);
 	}
+	return more || (rq && n == budget);
 }
 
 /*
@@ -613,12 +642,8 @@ bool sroce_send_engine(struct sroce_qp *qp)
 	int budget = SROCE_SEND_BUDGET;
 
 	state = READ_ONCE(qp->state);
-	if (state == IB_QPS_ERR) {
-		sroce_flush_queues(qp);
-		if (qp->user)
-			WRITE_ONCE(qp->sq.ctrl->notify, SROCE_SQ_NEED_DOORBELL);
-		return false;
-	}
+	if (state == IB_QPS_ERR)
+		return sroce_flush_queues(qp, budget);
 	/* The kick timer brought us back, or new work did: try again. */
 	qp->tx_backoff = false;
 	if (state == IB_QPS_RTR) {
@@ -635,7 +660,7 @@ bool sroce_send_engine(struct sroce_qp *qp)
 
 		did = sroce_resp_send_reads(qp, &budget);
 		spin_lock_bh(&qp->sq_lock);
-		if (sq_fetch(qp)) {
+		if (sq_fetch(qp, budget) < 0) {
 			spin_unlock_bh(&qp->sq_lock);
 			sroce_qp_error(qp);
 			return false;

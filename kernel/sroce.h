@@ -730,8 +730,6 @@ void sroce_sq_worked(struct sroce_qp *qp);
 bool sroce_sq_may_sleep(struct sroce_qp *qp);
 bool sroce_sq_needs_run(struct sroce_qp *qp);
 void sroce_req_seek(struct sroce_qp *qp);
-/* Completes the SQ and RQ with flush errors after the QP failed. */
-void sroce_flush_queues(struct sroce_qp *qp);
 
 /* backpressure.c: the local stack refused a packet / took one again. */
 void sroce_tx_refused(struct sroce_qp *qp);

@@ -1,0 +1,35 @@
+"""Hostile user space: a process that writes its shared ring indices
+itself, as any local user of /dev/infiniband/uverbs* can.
+
+The kernel owns its own copy of every index and trusts nothing it reads
+from shared memory: an index that contradicts what the kernel knows fails
+that QP (error state, IBV_EVENT_QP_FATAL, the WQEs the kernel holds
+completed with errors) within a bounded time, and nothing else (the
+doorbell returns at once, the CPU never stalls: the kernel-log check
+after every test catches soft lockups and RCU stalls).
+"""
+import os
+
+import pytest
+
+from verbs_apps import CLIENT_IP, gid_index
+
+TOOL = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "build", "cmake", "tests", "guest", "tools",
+    "ring_abuse")
+NOBODY = "setpriv --reuid 65534 --regid 65534 --clear-groups "
+
+
+@pytest.mark.parametrize("scenario", ["sq-behind-fetch", "sq-past-ring", "rq-behind"])
+def test_bogus_ring_index_fails_only_that_qp(guest, scenario):
+    g = gid_index(guest, "sroce0", CLIENT_IP)
+    # Unprivileged, as an attacker would be; bounded well below the soft
+    # lockup detector's 20 s so a stalled kernel shows up as a timeout too.
+    r = guest.run("%s%s sroce0 %d %s" % (NOBODY, TOOL, g, scenario), timeout=60)
+    print(r.output)
+    assert not r.timed_out, r
+    assert r.rc == 0, r
+    assert "0 checks failed" in r.stdout, r
+    # The device still works for everybody else.
+    r = guest.run("ibv_devinfo -d sroce0", check=True)
+    assert "PORT_ACTIVE" in r.stdout

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Guest tool for tests/guest/test_hostile_rings.py: a process that writes
+ * bogus indices straight into the rings it shares with the kernel, the way
+ * any local user can, and checks that the kernel fails that one QP (error
+ * state, QP_FATAL, its WQEs completed with errors) and stays responsive.
+ *
+ *   ring_abuse DEV GID_INDEX SCENARIO
+ *
+ * SCENARIO:
+ *   sq-behind-fetch  an RC QP with 8 sends in flight (its peer never
+ *                    answers) moves its SQ producer back behind the WQEs
+ *                    the kernel has already taken, but ahead of the ones
+ *                    it has retired; then rings the doorbell.
+ *   sq-past-ring     the SQ producer more than a ring ahead of the
+ *                    consumer; doorbell.
+ *   rq-behind        the RQ producer behind the kernel's consumer, then a
+ *                    peer QP sends to it.
+ *
+ * It reaches the rings through the provider's own view of the QP (the
+ * tool is built from the same headers as the provider it runs with).
+ * Prints one line per check; exits 0 only if every check held, 1 if one
+ * failed, 2 on a usage or set-up error.  Each wait is bounded.
+ */
+#include "qp.hpp"
+
+#include <infiniband/verbs.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <poll.h>
+#include <string>
+#include <thread>
+
+namespace {
+
+constexpr int kSends = 8;
+constexpr uint32_t kMsg = 64;
+/* Long enough for any kernel reaction; far shorter than a soft lockup. */
+constexpr auto kLimit = std::chrono::seconds(10);
+
+int failures;
+
+[[noreturn]] void die(const char *what, int err)
+{
+	std::fprintf(stderr, "ring_abuse: %s: %s\n", what, std::strerror(err));
+	std::exit(2);
+}
+
+void check(bool ok, const std::string &what)
+{
+	std::printf("%s: %s\n", ok ? "ok" : "FAILED", what.c_str());
+	if (!ok)
+		failures++;
+}
+
+struct Setup {
+	ibv_context *ctx = nullptr;
+	ibv_pd *pd = nullptr;
+	ibv_cq *cq = nullptr;
+	ibv_mr *mr = nullptr;
+	union ibv_gid gid {};
+	int gid_index = 0;
+};
+
+ibv_qp *make_rc(Setup &s)
+{
+	ibv_qp_init_attr init{};
+	init.send_cq = init.recv_cq = s.cq;
+	init.cap.max_send_wr = 16;
+	init.cap.max_recv_wr = 16;
+	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
+	init.qp_type = IBV_QPT_RC;
+	ibv_qp *qp = ibv_create_qp(s.pd, &init);
+	if (!qp)
+		die("ibv_create_qp", errno);
+	ibv_qp_attr a{};
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	if (int err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+						    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		die("to INIT", err);
+	return qp;
+}
+
+/* INIT -> RTR -> RTS towards `dest_qpn` on the same device. */
+void connect(Setup &s, ibv_qp *qp, uint32_t dest_qpn)
+{
+	ibv_qp_attr a{};
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dest_qpn;
+	a.rq_psn = 0;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.dgid = s.gid;
+	a.ah_attr.grh.sgid_index = s.gid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	if (int err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
+						    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+						    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+						    IBV_QP_MIN_RNR_TIMER))
+		die("to RTR", err);
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	a.timeout = 18;		/* ~1 s: nothing is retransmitted meanwhile */
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	if (int err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+						    IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+						    IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
+		die("to RTS", err);
+}
+
+void post_sends(Setup &s, ibv_qp *qp, int n)
+{
+	for (int i = 0; i < n; i++) {
+		ibv_sge sge{reinterpret_cast<uintptr_t>(s.mr->addr), kMsg, s.mr->lkey};
+		ibv_send_wr wr{}, *bad;
+		wr.wr_id = 100 + i;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = IBV_WR_SEND;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		if (int err = ibv_post_send(qp, &wr, &bad))
+			die("ibv_post_send", err);
+	}
+}
+
+void post_recvs(Setup &s, ibv_qp *qp, int n)
+{
+	for (int i = 0; i < n; i++) {
+		ibv_sge sge{reinterpret_cast<uintptr_t>(s.mr->addr), kMsg, s.mr->lkey};
+		ibv_recv_wr wr{}, *bad;
+		wr.wr_id = 200 + i;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		if (int err = ibv_post_recv(qp, &wr, &bad))
+			die("ibv_post_recv", err);
+	}
+}
+
+sroce_ring_ctrl *sq_ctrl(ibv_qp *qp) { return sroce::to_qp(qp)->sq.ring.ctrl(); }
+sroce_ring_ctrl *rq_ctrl(ibv_qp *qp) { return sroce::to_qp(qp)->rq.ring.ctrl(); }
+
+void store(__u32 &word, uint32_t v)
+{
+	std::atomic_ref<uint32_t>(word).store(v, std::memory_order_release);
+}
+uint32_t load(__u32 &word)
+{
+	return std::atomic_ref<uint32_t>(word).load(std::memory_order_acquire);
+}
+
+/* The doorbell the provider rings when the kernel asks for one. */
+void ring_doorbell(ibv_qp *qp)
+{
+	int err = sroce::to_qp(qp)->sq.doorbell.ring();
+
+	std::printf("doorbell: %s\n", err ? std::strerror(err) : "ok");
+}
+
+ibv_qp_state qp_state(ibv_qp *qp)
+{
+	ibv_qp_attr a{};
+	ibv_qp_init_attr init{};
+
+	if (int err = ibv_query_qp(qp, &a, IBV_QP_STATE, &init))
+		die("ibv_query_qp", err);
+	return a.qp_state;
+}
+
+bool wait_state(ibv_qp *qp, ibv_qp_state want)
+{
+	const auto end = std::chrono::steady_clock::now() + kLimit;
+
+	while (qp_state(qp) != want) {
+		if (std::chrono::steady_clock::now() > end)
+			return false;
+		std::this_thread::sleep_for(std::chrono::milliseconds(20));
+	}
+	return true;
+}
+
+/* Completions of `qp` with wr_id in [lo, lo + n), all errors: counted. */
+int wait_error_completions(Setup &s, ibv_qp *qp, uint64_t lo, int n)
+{
+	const auto end = std::chrono::steady_clock::now() + kLimit;
+	int got = 0;
+
+	while (got < n && std::chrono::steady_clock::now() < end) {
+		ibv_wc wc;
+		int r = ibv_poll_cq(s.cq, 1, &wc);
+
+		if (r < 0)
+			die("ibv_poll_cq", EIO);
+		if (r == 0) {
+			std::this_thread::sleep_for(std::chrono::milliseconds(5));
+			continue;
+		}
+		if (wc.qp_num == qp->qp_num && wc.wr_id >= lo && wc.wr_id < lo + n &&
+		    wc.status != IBV_WC_SUCCESS)
+			got++;
+	}
+	return got;
+}
+
+bool wait_event(Setup &s, ibv_qp *qp, ibv_event_type type)
+{
+	const auto end = std::chrono::steady_clock::now() + kLimit;
+
+	while (std::chrono::steady_clock::now() < end) {
+		pollfd p{s.ctx->async_fd, POLLIN, 0};
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		ibv_async_event ev;
+		if (ibv_get_async_event(s.ctx, &ev))
+			die("ibv_get_async_event", errno);
+		const bool hit = ev.event_type == type && ev.element.qp == qp;
+		std::printf("async event: %s\n", ibv_event_type_str(ev.event_type));
+		ibv_ack_async_event(&ev);
+		if (hit)
+			return true;
+	}
+	return false;
+}
+
+void sq_behind_fetch(Setup &s)
+{
+	ibv_qp *qp = make_rc(s), *mute = make_rc(s);
+
+	/* `mute` stays in INIT: it drops what it gets, so nothing is ACKed. */
+	connect(s, qp, mute->qp_num);
+	post_sends(s, qp, kSends);
+	/* The engine takes WQEs when it runs, not as they are posted: run it
+	 * once more so it holds all of them (fetch = 8, retire = 0).
+	 */
+	ring_doorbell(qp);
+	std::this_thread::sleep_for(std::chrono::milliseconds(200));
+	sroce_ring_ctrl *c = sq_ctrl(qp);
+	const uint32_t prod = load(c->producer), cons = load(c->consumer);
+	std::printf("sq producer %u consumer %u\n", prod, cons);
+	check(prod - cons == kSends, "all sends still outstanding before the abuse");
+	store(c->producer, cons + kSends / 2);
+	const auto t0 = std::chrono::steady_clock::now();
+	ring_doorbell(qp);
+	const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+		std::chrono::steady_clock::now() - t0).count();
+	check(ms < 2000, "doorbell returned in " + std::to_string(ms) + " ms");
+	check(wait_state(qp, IBV_QPS_ERR), "QP in the error state");
+	check(wait_event(s, qp, IBV_EVENT_QP_FATAL), "IBV_EVENT_QP_FATAL raised");
+	check(wait_error_completions(s, qp, 100, kSends) == kSends,
+	      "every WQE the kernel held completed with an error");
+	ibv_destroy_qp(qp);
+	ibv_destroy_qp(mute);
+}
+
+void sq_past_ring(Setup &s)
+{
+	ibv_qp *qp = make_rc(s), *mute = make_rc(s);
+
+	connect(s, qp, mute->qp_num);
+	post_sends(s, qp, 2);
+	ring_doorbell(qp);	/* the kernel takes both (see sq_behind_fetch) */
+	std::this_thread::sleep_for(std::chrono::milliseconds(200));
+	sroce_ring_ctrl *c = sq_ctrl(qp);
+	const uint32_t slots = sroce::to_qp(qp)->sq.ring.num_slots();
+	store(c->producer, load(c->consumer) + slots + 1);
+	ring_doorbell(qp);
+	check(wait_state(qp, IBV_QPS_ERR), "QP in the error state");
+	check(wait_event(s, qp, IBV_EVENT_QP_FATAL), "IBV_EVENT_QP_FATAL raised");
+	check(wait_error_completions(s, qp, 100, 2) == 2,
+	      "both WQEs the kernel held completed with an error");
+	ibv_destroy_qp(qp);
+	ibv_destroy_qp(mute);
+}
+
+void rq_behind(Setup &s)
+{
+	ibv_qp *sender = make_rc(s), *victim = make_rc(s);
+
+	connect(s, sender, victim->qp_num);
+	connect(s, victim, sender->qp_num);
+	post_recvs(s, victim, 4);
+	sroce_ring_ctrl *c = rq_ctrl(victim);
+	store(c->producer, load(c->consumer) - 1);
+	post_sends(s, sender, 1);
+	check(wait_state(victim, IBV_QPS_ERR), "receiving QP in the error state");
+	check(wait_event(s, victim, IBV_EVENT_QP_FATAL), "IBV_EVENT_QP_FATAL raised");
+	ibv_destroy_qp(sender);
+	ibv_destroy_qp(victim);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	if (argc != 4) {
+		std::fprintf(stderr, "usage: %s DEV GID_INDEX sq-behind-fetch|sq-past-ring|rq-behind\n",
+			     argv[0]);
+		return 2;
+	}
+	Setup s;
+	s.gid_index = std::atoi(argv[2]);
+	ibv_device **list = ibv_get_device_list(nullptr);
+	for (int i = 0; list && list[i]; i++)
+		if (!std::strcmp(ibv_get_device_name(list[i]), argv[1]))
+			s.ctx = ibv_open_device(list[i]);
+	if (!s.ctx)
+		die("no such device", ENODEV);
+	if (int err = ibv_query_gid(s.ctx, 1, s.gid_index, &s.gid))
+		die("ibv_query_gid", err);
+	s.pd = ibv_alloc_pd(s.ctx);
+	s.cq = ibv_create_cq(s.ctx, 256, nullptr, nullptr, 0);
+	void *buf = std::calloc(1, kMsg);
+	s.mr = s.pd ? ibv_reg_mr(s.pd, buf, kMsg, IBV_ACCESS_LOCAL_WRITE) : nullptr;
+	if (!s.pd || !s.cq || !s.mr)
+		die("PD/CQ/MR", errno);
+
+	const std::string scenario = argv[3];
+	if (scenario == "sq-behind-fetch")
+		sq_behind_fetch(s);
+	else if (scenario == "sq-past-ring")
+		sq_past_ring(s);
+	else if (scenario == "rq-behind")
+		rq_behind(s);
+	else
+		die("unknown scenario", EINVAL);
+	std::printf("%d checks failed\n", failures);
+	return failures ? 1 : 0;
+}
