@@ -156,8 +156,8 @@ verbs_context *alloc_context(ibv_device *ibdev, int cmd_fd,
 	struct ibv_get_context cmd{};
 	GetContextResp resp{};
 
-	const int ret = ibv_cmd_get_context(&ctx->vctx, &cmd, sizeof(cmd),
-					    resp.core(), sizeof(resp));
+	const int ret = abi::cmd_get_context(&ctx->vctx, &cmd, sizeof(cmd),
+					     resp.core(), sizeof(resp));
 	if (ret) {
 		SROCE_ERR(&ctx->vctx, "GET_CONTEXT failed: %d", ret);
 		ctx.reset(); /* closes cmd_fd, as a failed alloc_context must */

@@ -333,8 +333,8 @@ ibv_cq_ex *create_cq_ex(ibv_context *ibctx, ibv_cq_init_attr_ex *attr) noexcept
 	 */
 	struct ibv_create_cq_ex cmd{};
 	CreateCqExResp resp{};
-	int ret = ibv_cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd, sizeof(cmd),
-				       resp.core(), sizeof(resp), 0);
+	int ret = abi::cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd, sizeof(cmd),
+					resp.core(), sizeof(resp), 0);
 	if (ret) {
 		errno = ret;
 		return nullptr;

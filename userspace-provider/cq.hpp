@@ -8,7 +8,7 @@
 #ifndef SROCE_CQ_HPP
 #define SROCE_CQ_HPP
 
-#include "abi/provider_abi34.h"
+#include "abi/provider_abi.h"
 #include "ring.hpp"
 
 #include <cstring>

@@ -108,7 +108,7 @@ namespace {
  */
 [[gnu::constructor]] void register_provider() noexcept
 {
-	verbs_register_driver_34(&device_ops);
+	abi::register_driver(&device_ops);
 }
 
 } /* namespace */

@@ -14,7 +14,7 @@
 #define SROCE_PROVIDER_HPP
 
 #include "abi/cmd_abi.h"
-#include "abi/provider_abi34.h"
+#include "abi/provider_abi.h"
 #include "uapi/sroce-abi.h"
 
 #include <cerrno>

@@ -164,8 +164,8 @@ ibv_qp *create_qp_ex(ibv_context *ibctx, ibv_qp_init_attr_ex *attr) noexcept
 
 	struct ibv_create_qp_ex cmd{};
 	CreateQpExResp resp{};
-	int ret = ibv_cmd_create_qp_ex2(ibctx, &qp->vqp, attr, &cmd,
-					sizeof(cmd), resp.core(), sizeof(resp));
+	int ret = abi::cmd_create_qp_ex2(ibctx, &qp->vqp, attr, &cmd,
+					 sizeof(cmd), resp.core(), sizeof(resp));
 	if (ret) {
 		errno = ret;
 		return nullptr;

@@ -7,7 +7,7 @@
 #ifndef SROCE_QP_HPP
 #define SROCE_QP_HPP
 
-#include "abi/provider_abi34.h"
+#include "abi/provider_abi.h"
 #include "ring.hpp"
 #include "wq.hpp"
 

@@ -6,7 +6,7 @@
 #ifndef SROCE_SRQ_HPP
 #define SROCE_SRQ_HPP
 
-#include "abi/provider_abi34.h"
+#include "abi/provider_abi.h"
 #include "ring.hpp"
 #include "wq.hpp"
 

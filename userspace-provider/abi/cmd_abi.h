@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Command buffers for libibverbs' ibv_cmd_* helpers (rdma-core 44,
- * IBVERBS_PRIVATE_34), declared by us because Debian's libibverbs-dev does
- * not install kern-abi.h.
+ * Command buffers for libibverbs' ibv_cmd_* helpers, declared by us because
+ * Debian's libibverbs-dev does not install kern-abi.h.  Everything here is
+ * the same in every rdma-core release sroce supports (44.0 and 56.1,
+ * IBVERBS_PRIVATE_34; 65.0, IBVERBS_PRIVATE_65); the three helpers whose
+ * signatures differ are declared per release in provider_abi34.h and
+ * provider_abi65.h and called through the shims in provider_abi.h.
  *
  * The wire shape libibverbs expects from a provider:
  *   cmd  = [legacy hdr (8 B) or ex hdr (24 B)][kernel core][driver payload]
@@ -13,8 +16,9 @@
  * write() fallback it rewrites the header and core in place in front of the
  * payload, so the command buffer must really contain that headroom.
  *
- * The kernel's uapi structs (<rdma/ib_user_verbs.h>, from linux-libc-dev
- * 6.1, identical in layout to the copy rdma-core 44 bundles) end in a
+ * The kernel's uapi structs (<rdma/ib_user_verbs.h>, from linux-libc-dev;
+ * the layouts are kernel ABI, identical in the copy each rdma-core release
+ * bundles, and pinned below) end in a
  * flexible `driver_data[]` array, which C++ does not allow in the middle of
  * a struct.  So the core is carried as KernelCore<K>: storage with exactly
  * K's size and alignment.  The provider never writes core fields (libibverbs
@@ -28,7 +32,7 @@
 #ifndef SROCE_CMD_ABI_H
 #define SROCE_CMD_ABI_H
 
-#include "provider_abi34.h"
+#include "provider_abi.h"
 
 #include <rdma/ib_user_verbs.h>
 
@@ -171,16 +175,14 @@ SROCE_EX_CMD(ibv_modify_qp_ex, ib_uverbs_ex_modify_qp);
 #undef SROCE_EX_CMD
 
 /* ------------------------------------------------------------------------
- * IBVERBS_PRIVATE_34 ibv_cmd_* helpers.  All return 0 or a positive errno
+ * ibv_cmd_* helpers (IBVERBS_PRIVATE_<PABI>; same signature in every
+ * supported release).  All return 0 or a positive errno
  * value (errno is usually, but not always, set as well).  `cmd` may be NULL
  * with cmd_size 0 where libibverbs only reads it; the exceptions noted below
  * dereference it.
  * ---------------------------------------------------------------------- */
 
-/* Device and context */
-int ibv_cmd_get_context(verbs_context *context, struct ibv_get_context *cmd,
-			size_t cmd_size, ib_uverbs_get_context_resp *resp,
-			size_t resp_size);
+/* Device and context.  ibv_cmd_get_context: see provider_abi.h. */
 int ibv_cmd_query_device_any(ibv_context *context,
 			     const ibv_query_device_ex_input *input,
 			     ibv_device_attr_ex *attr, size_t attr_size,
@@ -217,16 +219,11 @@ int ibv_cmd_open_xrcd(ibv_context *context, verbs_xrcd *xrcd, int vxrcd_size,
 		      size_t resp_size);
 int ibv_cmd_close_xrcd(verbs_xrcd *xrcd);
 
-/* CQ */
+/* CQ.  ibv_cmd_create_cq_ex: see provider_abi.h. */
 int ibv_cmd_create_cq(ibv_context *context, int cqe, ibv_comp_channel *channel,
 		      int comp_vector, ibv_cq *cq, struct ibv_create_cq *cmd,
 		      size_t cmd_size, ib_uverbs_create_cq_resp *resp,
 		      size_t resp_size);
-int ibv_cmd_create_cq_ex(ibv_context *context,
-			 const ibv_cq_init_attr_ex *cq_attr, verbs_cq *cq,
-			 struct ibv_create_cq_ex *cmd, size_t cmd_size,
-			 ib_uverbs_ex_create_cq_resp *resp, size_t resp_size,
-			 uint32_t cmd_flags /* enum create_cq_cmd_flags */);
 int ibv_cmd_poll_cq(ibv_cq *cq, int ne, ibv_wc *wc); /* write() path only */
 int ibv_cmd_req_notify_cq(ibv_cq *cq, int solicited_only); /* write() only */
 int ibv_cmd_resize_cq(ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
@@ -251,7 +248,7 @@ int ibv_cmd_query_srq(ibv_srq *srq, ibv_srq_attr *srq_attr,
 		      struct ibv_query_srq *cmd, size_t cmd_size);
 int ibv_cmd_destroy_srq(ibv_srq *srq);
 
-/* QP */
+/* QP.  ibv_cmd_create_qp_ex2: see provider_abi.h. */
 int ibv_cmd_create_qp(ibv_pd *pd, ibv_qp *qp, ibv_qp_init_attr *attr,
 		      struct ibv_create_qp *cmd, size_t cmd_size,
 		      ib_uverbs_create_qp_resp *resp, size_t resp_size);
@@ -259,10 +256,6 @@ int ibv_cmd_create_qp_ex(ibv_context *context, verbs_qp *qp,
 			 ibv_qp_init_attr_ex *attr_ex,
 			 struct ibv_create_qp *cmd, size_t cmd_size,
 			 ib_uverbs_create_qp_resp *resp, size_t resp_size);
-int ibv_cmd_create_qp_ex2(ibv_context *context, verbs_qp *qp,
-			  ibv_qp_init_attr_ex *qp_attr,
-			  struct ibv_create_qp_ex *cmd, size_t cmd_size,
-			  ib_uverbs_ex_create_qp_resp *resp, size_t resp_size);
 int ibv_cmd_open_qp(ibv_context *context, verbs_qp *qp, int vqp_sz,
 		    ibv_qp_open_attr *attr, struct ibv_open_qp *cmd,
 		    size_t cmd_size, ib_uverbs_create_qp_resp *resp,
@@ -292,7 +285,7 @@ int ibv_cmd_destroy_ah(ibv_ah *ah);
 } /* extern "C" */
 
 /* ------------------------------------------------------------------------
- * Layout pins.  Totals are provider-abi.md section 1.6; the structural
+ * Layout pins (kernel uverbs ABI, so the same for every release); the structural
  * checks tie each wrapper to the kernel struct it carries.
  * ---------------------------------------------------------------------- */
 namespace sroce::abi::layout_checks {

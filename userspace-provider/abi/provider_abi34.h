@@ -1,22 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * rdma-core 44 private provider ABI (IBVERBS_PRIVATE_34), declared by us.
+ * rdma-core 44.0 and 56.1 private provider ABI (IBVERBS_PRIVATE_34),
+ * declared by us.  Include abi/provider_abi.h, not this file: it selects
+ * this header or provider_abi65.h for the rdma-core release CMake found.
  *
  * Debian ships neither rdma-core's internal driver.h nor kern-abi.h, so a
  * provider built against the packaged libibverbs must declare the private
- * ABI itself.  Everything here is written from the layouts and symbols
- * recorded in /work/shared/reference/provider-abi.md, which were verified
- * against the Debian 12 binaries (libibverbs 44.0-2, x86_64).
+ * ABI itself.  Everything here is written from rdma-core's
+ * libibverbs/driver.h (private) and libibverbs/verbs.h (public) at tags
+ * v44.0 and v56.1.  Every number pinned below was checked two ways, x86_64:
+ * against rdma-core's own driver.h of each tag, compiled, offset by offset;
+ * and by building this header against the installed headers and running
+ * the unit tests against the libibverbs of Debian 12 (libibverbs-dev
+ * 44.0-2) and Debian 13 (56.1-1).
+ *
+ * Between 44.0 and 56.1 the private structs and every entry point we use
+ * are identical (driver.h differs only in ibv_cmd_reg_dmabuf_mr gaining a
+ * trailing `driver` command buffer and the new ibv_cmd_create_cq_ex2,
+ * neither of which sroce calls).  What differs is public: ibv_qp_ex gained
+ * wr_flush (v45), so verbs_qp grew by 8 bytes, and ibv_port_attr gained
+ * active_speed_ex.  Those pins are selected by SROCE_RDMA_CORE_VERSION.
  *
  * "Private" means it changes between rdma-core releases without the PABI
  * number necessarily changing (verbs_context_ops had 73 entries in v34 and
  * 76 from v38; verbs_sysfs_dev changed too).  So:
- *   - the build refuses any libibverbs other than 1.14.44.0 (CMakeLists.txt);
+ *   - the build refuses any libibverbs but the supported ones
+ *     (CMakeLists.txt);
  *   - every size and offset libibverbs relies on is pinned below with
  *     static_assert, so an accidental edit fails to compile instead of
  *     corrupting libibverbs' memory at run time.
  *
- * Command buffers and the ibv_cmd_* marshalling helpers live in cmd_abi.h.
+ * Command buffers and the ibv_cmd_* marshalling helpers whose signatures
+ * are the same in every supported release live in cmd_abi.h; the three
+ * whose signatures changed in rdma-core 65 are declared at the end of this
+ * file and called through the shims in provider_abi.h.
  */
 #ifndef SROCE_PROVIDER_ABI34_H
 #define SROCE_PROVIDER_ABI34_H
@@ -25,14 +42,19 @@
 #error "provider_abi34.h is a C++20 header"
 #endif
 
+#if !defined(SROCE_RDMA_CORE_VERSION) ||                                       \
+	(SROCE_RDMA_CORE_VERSION != 4400 && SROCE_RDMA_CORE_VERSION != 5601)
+#error "provider_abi34.h declares rdma-core 44.0 and 56.1 only: SROCE_RDMA_CORE_VERSION must be 4400 or 5601 (set by CMakeLists.txt)"
+#endif
+
 #include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
 #include <sys/types.h>
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <ctime>
-#include <string_view>
 
 /* The PABI this header describes; it is pasted into the registration symbol. */
 #define SROCE_IBVERBS_PABI_VERSION 34
@@ -134,7 +156,8 @@ struct verbs_device {
 };
 
 /* ------------------------------------------------------------------------
- * The provider's op table.  76 pointers, alphabetical, as in rdma-core 44.
+ * The provider's op table.  76 pointers, alphabetical, as in rdma-core 44.0
+ * and 56.1 (textually identical in both).
  * verbs_set_ops() copies the non-NULL entries; NULL ones keep libibverbs'
  * dummies, which fail with EOPNOTSUPP.
  * ---------------------------------------------------------------------- */
@@ -377,80 +400,33 @@ int ibv_query_gid_type(ibv_context *context, uint8_t port_num,
 /* When true, destroy verbs report success after a device disassociation. */
 extern bool verbs_allow_disassociate_destroy;
 
+/*
+ * The three ibv_cmd_* helpers sroce calls whose signatures changed in
+ * rdma-core 65.  Call them through sroce::abi::cmd_get_context(),
+ * cmd_create_cq_ex() and cmd_create_qp_ex2() (provider_abi.h).  The command
+ * structs are defined in cmd_abi.h.
+ */
+struct ibv_get_context;
+struct ibv_create_cq_ex;
+struct ibv_create_qp_ex;
+
+int ibv_cmd_get_context(verbs_context *context, struct ibv_get_context *cmd,
+			size_t cmd_size, ib_uverbs_get_context_resp *resp,
+			size_t resp_size);
+int ibv_cmd_create_cq_ex(ibv_context *context,
+			 const ibv_cq_init_attr_ex *cq_attr, verbs_cq *cq,
+			 struct ibv_create_cq_ex *cmd, size_t cmd_size,
+			 ib_uverbs_ex_create_cq_resp *resp, size_t resp_size,
+			 uint32_t cmd_flags /* enum create_cq_cmd_flags */);
+int ibv_cmd_create_qp_ex2(ibv_context *context, verbs_qp *qp,
+			  ibv_qp_init_attr_ex *qp_attr,
+			  struct ibv_create_qp_ex *cmd, size_t cmd_size,
+			  ib_uverbs_ex_create_qp_resp *resp, size_t resp_size);
+
 } /* extern "C" */
 
 /* ------------------------------------------------------------------------
- * C++ helpers that replace driver.h's macros.
- * ---------------------------------------------------------------------- */
-namespace sroce::abi {
-
-/*
- * VERBS_NAME_MATCH(prefix): libibverbs fnmatch()es the pattern against
- * "rdma_device:N" + ibdev_name, so the pattern is "rdma_device:*N<prefix>*".
- * Built at compile time; bind the result to a constexpr variable so the
- * table can point at storage that lives as long as the library.
- */
-template <std::size_t N> struct NamePattern {
-	static constexpr char head[] = "rdma_device:*N";
-	/* head + prefix + "*" + NUL */
-	char str[sizeof(head) - 1 + (N - 1) + 2]{};
-};
-
-template <std::size_t N>
-consteval NamePattern<N> make_name_pattern(const char (&prefix)[N])
-{
-	NamePattern<N> p{};
-	std::size_t i = 0;
-	for (std::size_t k = 0; k + 1 < sizeof(NamePattern<N>::head); ++k)
-		p.str[i++] = NamePattern<N>::head[k];
-	for (std::size_t k = 0; k + 1 < N; ++k)
-		p.str[i++] = prefix[k];
-	p.str[i++] = '*';
-	p.str[i] = '\0';
-	return p;
-}
-
-constexpr verbs_match_ent match_modalias(const char *pattern,
-					 void *driver_data = nullptr)
-{
-	return verbs_match_ent{.driver_data = driver_data,
-			       .u = {.modalias = pattern},
-			       .vendor = 0,
-			       .device = 0,
-			       .kind = VERBS_MATCH_MODALIAS};
-}
-
-/* Name matches are modalias matches on a synthetic "rdma_device:N" string. */
-template <std::size_t N>
-constexpr verbs_match_ent match_name(const NamePattern<N> &pattern,
-				     void *driver_data = nullptr)
-{
-	return match_modalias(pattern.str, driver_data);
-}
-
-constexpr verbs_match_ent match_driver_id(uint64_t driver_id)
-{
-	verbs_match_ent e{};
-	e.u.driver_id = driver_id;
-	e.kind = VERBS_MATCH_DRIVER_ID;
-	return e;
-}
-
-constexpr verbs_match_ent match_sentinel() { return verbs_match_ent{}; }
-
-/* driver.h's verbs_get_device(): the ibv_device is the first member. */
-inline verbs_device *get_device(ibv_device *dev)
-{
-	return reinterpret_cast<verbs_device *>(dev);
-}
-
-/* driver.h's verbs_get_mr(): ibv_mr is the first member of verbs_mr. */
-inline verbs_mr *get_mr(ibv_mr *mr) { return reinterpret_cast<verbs_mr *>(mr); }
-
-} /* namespace sroce::abi */
-
-/* ------------------------------------------------------------------------
- * Layout pins (x86_64, LP64).  Numbers from provider-abi.md section 1.3.
+ * Layout pins (x86_64, LP64).  Private structs: identical in 44.0 and 56.1.
  * ---------------------------------------------------------------------- */
 namespace sroce::abi::layout_checks {
 
@@ -606,11 +582,27 @@ static_assert(sizeof(verbs_mr) == 56);
 static_assert(offsetof(verbs_mr, mr_type) == 48);
 static_assert(offsetof(verbs_mr, access) == 52);
 
-static_assert(sizeof(ibv_qp_ex) == 352);
+/*
+ * Public growth between the two releases: libibverbs' set_qp() writes
+ * vqp->comp_mask and vqp->xrcd at its own offsets, so the provider must be
+ * compiled against the installed verbs.h and pinned per release.
+ */
 static_assert(offsetof(ibv_qp_ex, qp_base) == 0);
+#if SROCE_RDMA_CORE_VERSION == 4400
+static_assert(sizeof(ibv_qp_ex) == 352);
 static_assert(offsetof(verbs_qp, comp_mask) == 352);
 static_assert(offsetof(verbs_qp, xrcd) == 360);
 static_assert(sizeof(verbs_qp) == 368);
+static_assert(sizeof(ibv_port_attr) == 52);
+#else /* 56.1: ibv_qp_ex::wr_flush (v45), ibv_port_attr::active_speed_ex */
+static_assert(sizeof(ibv_qp_ex) == 360);
+static_assert(offsetof(ibv_qp_ex, wr_flush) == 352);
+static_assert(offsetof(verbs_qp, comp_mask) == 360);
+static_assert(offsetof(verbs_qp, xrcd) == 368);
+static_assert(sizeof(verbs_qp) == 376);
+static_assert(sizeof(ibv_port_attr) == 56);
+static_assert(offsetof(ibv_port_attr, active_speed_ex) == 52);
+#endif
 
 static_assert(sizeof(ibv_cq_ex) == 288);
 static_assert(sizeof(verbs_cq) == 288);
@@ -628,11 +620,6 @@ static_assert(offsetof(verbs_xrcd, handle) == 12);
 
 static_assert(sizeof(enum ibv_mr_type) == 4 && sizeof(enum ibv_srq_type) == 4 &&
 	      sizeof(enum ibv_node_type) == 4);
-
-/* The name-pattern builder reproduces VERBS_NAME_MATCH's string. */
-constexpr auto kSelfTestPattern = make_name_pattern("rxe");
-static_assert(std::string_view(kSelfTestPattern.str) == "rdma_device:*Nrxe*");
-static_assert(sizeof(kSelfTestPattern.str) == sizeof("rdma_device:*Nrxe*"));
 
 } /* namespace sroce::abi::layout_checks */
 

@@ -1,22 +1,35 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# cmake -DNM=... -DOBJDUMP=... -DLIB=libsroce-rdmav34.so -DSTAMP=file -P this
+# cmake -DNM=... -DOBJDUMP=... -DLIB=libsroce-rdmav<PABI>.so -DPABI=<PABI>
+#       -DSTAMP=file -P this
 #
 # Checks the built provider the way libibverbs will meet it:
-#  1. it references verbs_register_driver_34@IBVERBS_PRIVATE_34, so a
-#     libibverbs without that exact private ABI makes dlopen() fail and the
-#     provider is skipped instead of running against the wrong layouts;
+#  1. it references verbs_register_driver_<PABI>@IBVERBS_PRIVATE_<PABI>
+#     (PABI 34 for rdma-core 44.0 and 56.1, 65 for 65.0) and no other
+#     IBVERBS_PRIVATE_ version, so a libibverbs without that exact private
+#     ABI makes dlopen() fail and the provider is skipped instead of running
+#     against the wrong layouts;
 #  2. every undefined symbol is versioned by libibverbs, glibc or libstdc++
 #     (-z defs guarantees resolution; this checks *where* from);
 #  3. it needs no shared libraries besides those three, and has no SONAME;
 #  4. it exports nothing (all internals are hidden).
 # Writes STAMP only when everything holds, so a failure re-runs next build.
 
-foreach(var NM OBJDUMP LIB STAMP)
+foreach(var NM OBJDUMP LIB PABI STAMP)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
     message(FATAL_ERROR "check_provider_symbols: ${var} not set")
   endif()
 endforeach()
+
+if(NOT PABI MATCHES "^[0-9]+$")
+  message(FATAL_ERROR "check_provider_symbols: PABI '${PABI}' is not a number")
+endif()
+set(register_sym "verbs_register_driver_${PABI}@IBVERBS_PRIVATE_${PABI}")
+get_filename_component(lib_name "${LIB}" NAME)
+if(NOT lib_name STREQUAL "libsroce-rdmav${PABI}.so")
+  message(FATAL_ERROR "check_provider_symbols: ${LIB} is not named "
+    "libsroce-rdmav${PABI}.so, the only name libibverbs (PABI ${PABI}) opens")
+endif()
 
 file(REMOVE "${STAMP}")
 
@@ -45,8 +58,11 @@ foreach(line IN LISTS nm_lines)
   set(type "${CMAKE_MATCH_2}")
   set(sym "${CMAKE_MATCH_3}")
 
-  if(sym STREQUAL "verbs_register_driver_34@IBVERBS_PRIVATE_34" AND type STREQUAL "U")
+  if(sym STREQUAL register_sym AND type STREQUAL "U")
     set(found_register TRUE)
+  endif()
+  if(sym MATCHES "@IBVERBS_PRIVATE_([0-9]+)$" AND NOT CMAKE_MATCH_1 STREQUAL PABI)
+    string(APPEND errors "  private symbol of another PABI: ${sym}\n")
   endif()
 
   if(type STREQUAL "U")
@@ -62,7 +78,7 @@ endforeach()
 
 if(NOT found_register)
   string(APPEND errors
-    "  no undefined reference to verbs_register_driver_34@IBVERBS_PRIVATE_34\n")
+    "  no undefined reference to ${register_sym}\n")
 endif()
 
 execute_process(

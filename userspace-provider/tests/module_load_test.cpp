@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Loads the built libsroce-rdmav34.so the way libibverbs does
+ * Loads the built libsroce-rdmav<PABI>.so the way libibverbs does
  * (dlopen RTLD_NOW): every symbol must bind, including
- * verbs_register_driver_34@IBVERBS_PRIVATE_34, and the constructor runs.
+ * verbs_register_driver_<PABI>@IBVERBS_PRIVATE_<PABI> (34 for rdma-core
+ * 44.0 and 56.1, 65 for 65.0), and the constructor runs.
  */
 #include <gtest/gtest.h>
 
