@@ -1,5 +1,5 @@
 # Convenience wrapper around Kbuild and CMake.  `scripts/build` is what the
-# README and CI use; these targets are for people installing on a real box.
+# README and CI use; these targets are for people building by hand.
 KVER ?= $(shell scripts/kernel-version 2>/dev/null || uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 BUILD ?= build
@@ -7,7 +7,9 @@ BUILD ?= build
 .PHONY: all module provider install clean
 all: module provider
 
+# The probes run on every build: a kernel upgrade changes their answers.
 module:
+	kernel/compat/configure $(KDIR) $(CURDIR)/sroce_config.h
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 provider:
@@ -21,4 +23,5 @@ install: all
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -f sroce_config.h
 	rm -rf $(BUILD)

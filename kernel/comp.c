@@ -69,7 +69,7 @@ static void comp_ack_through(struct sroce_qp *qp, u32 psn)
 static void comp_restart_timer(struct sroce_qp *qp)
 {
 	if (qp->comp_psn == qp->sent_end || !qp->timeout) {
-		del_timer(&qp->retrans_timer);
+		timer_delete(&qp->retrans_timer);
 		return;
 	}
 	sroce_retrans_start(qp);
@@ -240,7 +240,7 @@ static void comp_aeth(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 			return;
 		}
 		qp->rnr_wait = true;
-		del_timer(&qp->retrans_timer);
+		timer_delete(&qp->retrans_timer);
 		hrtimer_start(&qp->rnr_timer,
 			      ns_to_ktime(roce_rnr_timer_ns(roce_aeth_value(syn))),
 			      HRTIMER_MODE_REL_SOFT);
@@ -326,7 +326,7 @@ void sroce_retrans_start(struct sroce_qp *qp)
 
 void sroce_retrans_timer(struct timer_list *t)
 {
-	struct sroce_qp *qp = from_timer(qp, t, retrans_timer);
+	struct sroce_qp *qp = timer_container_of(qp, t, retrans_timer);
 
 	if (READ_ONCE(qp->state) != IB_QPS_RTS && READ_ONCE(qp->state) != IB_QPS_SQD)
 		return;

@@ -184,7 +184,8 @@ static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
 	case NETDEV_UP:
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
-		sroce_port_event(sdev);
+		if (!SROCE_CORE_RAISES_PORT_EVENTS)
+			sroce_port_event(sdev);
 		break;
 	default:
 		break;

@@ -24,11 +24,13 @@ static int __init sroce_init(void)
 	err = sroce_cc_module_init();
 	if (err)
 		return err;
-	/* Not WQ_HIGHPRI: nice -20 senders starved ksoftirqd, so the packets
+	/* Per CPU: a QP's engine is queued on the CPU that last ran it
+	 * (qp.c), which an unbound workqueue would treat as a mere hint.
+	 * Not WQ_HIGHPRI: nice -20 senders starved ksoftirqd, so the packets
 	 * they queued were not received, the CPU's backlog overflowed and
 	 * 8-QP loopback runs died of retries.  Doorbells send inline anyway.
 	 */
-	sroce_wq = alloc_workqueue("sroce", WQ_MEM_RECLAIM, 0);
+	sroce_wq = alloc_workqueue("sroce", WQ_MEM_RECLAIM | WQ_PERCPU, 0);
 	if (!sroce_wq)
 		return -ENOMEM;
 	err = sroce_net_init();
@@ -66,4 +68,5 @@ module_exit(sroce_exit);
 MODULE_AUTHOR("sroce developers");
 MODULE_DESCRIPTION("Software RoCE v2 RDMA device");
 MODULE_LICENSE("Dual BSD/GPL");
+MODULE_VERSION(SROCE_VERSION);
 MODULE_ALIAS_RDMA_LINK(SROCE_LINK_TYPE);

@@ -117,7 +117,7 @@ static int sroce_mr_fill_pages(struct sroce_mr *mr)
 	size_t npages = ib_umem_num_pages(mr->umem);
 	u32 n = 0;
 
-	/* ib_umem_get() refuses 0 and more than UINT_MAX pages. */
+	/* ib_umem_get_va() refuses 0 and more than UINT_MAX pages. */
 	if (WARN_ON_ONCE(!npages || npages > U32_MAX))
 		return -EINVAL;
 	/* __GFP_NOWARN: a huge MR must fail with -ENOMEM, not warn. */
@@ -145,7 +145,7 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 
 	/*
 	 * ib_uverbs has checked the access flags (ib_check_mr_access) and
-	 * that start and iova share their offset in a page; ib_umem_get()
+	 * that start and iova share their offset in a page; ib_umem_get_va()
 	 * refuses a zero or wrapping length with -EINVAL.  MRs may be as
 	 * large as the process may pin: max_mr_size is U64_MAX.
 	 */
@@ -153,7 +153,7 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 
-	mr->umem = ib_umem_get(pd->device, start, length, access);
+	mr->umem = ib_umem_get_va(pd->device, start, length, access);
 	if (IS_ERR(mr->umem)) {
 		err = PTR_ERR(mr->umem);
 		goto err_free;

@@ -16,7 +16,6 @@
 #include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
-#include <net/ipv6_stubs.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/route.h>
@@ -165,16 +164,16 @@ static struct socket *sroce_sock_open(struct net *net, bool ipv6,
 	err = udp_sock_create(net, &ucfg, &sock);
 	if (err)
 		return ERR_PTR(err);
-	setup_udp_tunnel_sock(net, sock, &tcfg);
+	sroce_setup_udp_tunnel_sock(net, sock, &tcfg);
 	return sock;
 }
 
 static void sroce_net_close(struct sroce_net *sn)
 {
 	if (sn->sock4)
-		udp_tunnel_sock_release(sn->sock4);
+		sroce_udp_tunnel_sock_release(sn->sock4);
 	if (sn->sock6)
-		udp_tunnel_sock_release(sn->sock6);
+		sroce_udp_tunnel_sock_release(sn->sock6);
 	sn->sock4 = NULL;
 	sn->sock6 = NULL;
 }
@@ -370,7 +369,6 @@ static int sroce_send4(struct sroce_dev *sdev, const struct sroce_av *av,
 	struct net *net = dev_net(sdev->ndev);
 	struct flowi4 fl = {
 		.flowi4_oif = sdev->ndev->ifindex,
-		.flowi4_tos = RT_TOS(route_dscp(tclass)),
 		.flowi4_proto = IPPROTO_UDP,
 		.daddr = av->daddr.s6_addr32[3],
 		.saddr = av->saddr.s6_addr32[3],
@@ -378,6 +376,7 @@ static int sroce_send4(struct sroce_dev *sdev, const struct sroce_av *av,
 	struct rtable *rt = NULL;
 	struct iphdr *iph;
 
+	sroce_flowi4_set_tos(&fl, route_dscp(tclass));
 	if (cache)
 		rt = dst_cache_get_ip4(cache, &fl.saddr);
 	if (!rt) {
@@ -431,7 +430,7 @@ static int sroce_send6(struct sroce_dev *sdev, const struct sroce_av *av,
 	if (cache)
 		dst = dst_cache_get_ip6(cache, &fl.saddr);
 	if (!dst) {
-		dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl, NULL);
+		dst = ip6_dst_lookup_flow(net, NULL, &fl, NULL);
 		if (IS_ERR(dst)) {
 			kfree_skb(skb);
 			return PTR_ERR(dst);

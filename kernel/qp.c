@@ -146,7 +146,7 @@ void sroce_qp_error(struct sroce_qp *qp)
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (!was_ok)
 		return;
-	del_timer(&qp->retrans_timer);
+	timer_delete(&qp->retrans_timer);
 	hrtimer_try_to_cancel(&qp->rnr_timer);
 	if (qp->ib.qp_type != IB_QPT_UD && qp->ib.qp_type != IB_QPT_GSI)
 		sroce_qp_event(qp, IB_EVENT_QP_FATAL);
@@ -277,12 +277,12 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	INIT_LIST_HEAD(&qp->mcast);
 	INIT_WORK(&qp->send_work, sroce_send_work);
 	timer_setup(&qp->retrans_timer, sroce_retrans_timer, 0);
-	hrtimer_init(&qp->rnr_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	qp->rnr_timer.function = sroce_rnr_timer;
-	hrtimer_init(&qp->kick_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	qp->kick_timer.function = sroce_kick_timer;
-	hrtimer_init(&qp->linger_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	qp->linger_timer.function = sroce_linger_timer;
+	hrtimer_setup(&qp->rnr_timer, sroce_rnr_timer, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_SOFT);
+	hrtimer_setup(&qp->kick_timer, sroce_kick_timer, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_SOFT);
+	hrtimer_setup(&qp->linger_timer, sroce_linger_timer, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_SOFT);
 	sroce_cc_qp_init(qp);
 	qp->state = IB_QPS_RESET;
 	qp->scq = to_scq(init->send_cq);
@@ -357,7 +357,7 @@ err_sq:
 static void sroce_qp_quiesce(struct sroce_qp *qp)
 {
 	cancel_work_sync(&qp->send_work);
-	del_timer_sync(&qp->retrans_timer);
+	timer_delete_sync(&qp->retrans_timer);
 	hrtimer_cancel(&qp->rnr_timer);
 	hrtimer_cancel(&qp->kick_timer);
 	hrtimer_cancel(&qp->linger_timer);

@@ -780,4 +780,6 @@ int sroce_get_hw_stats(struct ib_device *ib, struct rdma_hw_stats *stats,
 
 extern struct workqueue_struct *sroce_wq;
 
+#include "compat.h"
+
 #endif /* SROCE_H */

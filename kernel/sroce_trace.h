@@ -54,7 +54,7 @@ TRACE_EVENT(rate_change,
 		 int reason, int stage, u32 alpha),
 	TP_ARGS(dev, qpn, old_kbps, new_kbps, reason, stage, alpha),
 	TP_STRUCT__entry(
-		__string(dev, dev)
+		__array(char, dev, IB_DEVICE_NAME_MAX)
 		__field(u32, qpn)
 		__field(u32, old_kbps)
 		__field(u32, new_kbps)
@@ -63,7 +63,7 @@ TRACE_EVENT(rate_change,
 		__field(u32, alpha)
 	),
 	TP_fast_assign(
-		__assign_str(dev, dev);
+		strscpy(__entry->dev, dev, IB_DEVICE_NAME_MAX);
 		__entry->qpn = qpn;
 		__entry->old_kbps = old_kbps;
 		__entry->new_kbps = new_kbps;
@@ -73,7 +73,7 @@ TRACE_EVENT(rate_change,
 	),
 	/* Rates in kbit/s, 0 = unpaced; alpha in Q20 (1048576 = 1.0). */
 	TP_printk("dev=%s qpn=%u old_kbps=%u new_kbps=%u reason=%s stage=%s alpha=%u",
-		  __get_str(dev), __entry->qpn, __entry->old_kbps,
+		  __entry->dev, __entry->qpn, __entry->old_kbps,
 		  __entry->new_kbps,
 		  __print_symbolic(__entry->reason, SROCE_RATE_REASONS(SROCE_SYMBOL)
 				   { -1, NULL }),
@@ -93,7 +93,7 @@ TRACE_EVENT(retrans_timeout,
 		 u64 next_ns),
 	TP_ARGS(dev, qpn, psn, in_row, retry_left, next_ns),
 	TP_STRUCT__entry(
-		__string(dev, dev)
+		__array(char, dev, IB_DEVICE_NAME_MAX)
 		__field(u32, qpn)
 		__field(u32, psn)
 		__field(u8, in_row)
@@ -101,7 +101,7 @@ TRACE_EVENT(retrans_timeout,
 		__field(u64, next_ns)
 	),
 	TP_fast_assign(
-		__assign_str(dev, dev);
+		strscpy(__entry->dev, dev, IB_DEVICE_NAME_MAX);
 		__entry->qpn = qpn;
 		__entry->psn = psn;
 		__entry->in_row = in_row;
@@ -109,7 +109,7 @@ TRACE_EVENT(retrans_timeout,
 		__entry->next_ns = next_ns;
 	),
 	TP_printk("dev=%s qpn=%u psn=%u in_row=%u retry_left=%u next_ns=%llu",
-		  __get_str(dev), __entry->qpn, __entry->psn, __entry->in_row,
+		  __entry->dev, __entry->qpn, __entry->psn, __entry->in_row,
 		  __entry->retry_left, __entry->next_ns)
 );
 

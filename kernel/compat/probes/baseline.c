@@ -1,0 +1,9 @@
+/* Always compiles: if it does not, the probe build itself is broken and
+ * every other answer would be a false "no".
+ */
+#include <linux/module.h>
+
+void sroce_probe(void);
+void sroce_probe(void)
+{
+}
