@@ -559,8 +559,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	spin_lock(&qp->resp_lock);
 	sroce_apply_attrs(qp, attr, mask, &av);
 	if ((mask & (IB_QP_AV | IB_QP_DEST_QPN)))
-		qp->sport = rdma_flow_label_to_udp_sport(
-			rdma_calc_flow_label(ibqp->qp_num, qp->dest_qpn));
+		qp->sport = sroce_udp_sport(&qp->av, ibqp->qp_num, qp->dest_qpn);
 	if (new == IB_QPS_RTR && cur != IB_QPS_RTR) {
 		qp->epsn = qp->rq_psn;
 		qp->nak_pending = false;

@@ -150,7 +150,7 @@ static void sq_take_user_wqe(struct sroce_qp *qp, u32 index)
 			length += s->sge[i].length;
 	}
 	if (length > SROCE_MAX_MSG_SIZE ||
-	    (qp_is_ud(qp) && length > qp->sdev->ndev->mtu)) {
+	    (qp_is_ud(qp) && length > sroce_port_mtu(qp->sdev))) {
 		s->status = IB_WC_LOC_LEN_ERR;
 		return;
 	}
@@ -322,7 +322,12 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 	bool last;
 	int err, n;
 
-	if (!is_read && !is_atomic)
+	/* A UD message is one packet of up to the port MTU (checked when
+	 * the WQE was taken); UD QPs have no path MTU of their own.
+	 */
+	if (qp_is_ud(qp))
+		payload = s->length;
+	else if (!is_read && !is_atomic)
 		payload = min_t(u32, qp->mtu, s->length - qp->req_offset);
 	last = is_read || is_atomic || qp->req_offset + payload >= s->length;
 
@@ -388,7 +393,9 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 	}
 
 	if (sroce_skb_send(qp->sdev, av, qp_is_ud(qp) ? NULL : &qp->dst_cache,
-			   qp->sport, skb)) {
+			   qp_is_ud(qp) ? sroce_udp_sport(av, qp->ib.qp_num,
+							  s->wqe.wr.ud.remote_qpn) :
+					  qp->sport, skb)) {
 		/* Refused locally (queue full, neighbour unresolved): not
 		 * sent, so not lost.  Send it again later, unchanged.
 		 */
@@ -762,7 +769,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		default:
 			break;
 		}
-		if (qp_is_ud(qp) && length > qp->sdev->ndev->mtu) {
+		if (qp_is_ud(qp) && length > sroce_port_mtu(qp->sdev)) {
 			err = -EINVAL;
 			break;
 		}

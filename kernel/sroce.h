@@ -23,6 +23,7 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <net/dst_cache.h>
+#include <rdma/ib_addr.h>
 #include <rdma/ib_verbs.h>
 
 #include "../include/uapi/sroce-abi.h"
@@ -766,6 +767,24 @@ extern const struct attribute_group sroce_attr_group;
 int sroce_newlink(const char *ibdev_name, struct net_device *ndev);
 void sroce_dealloc_driver(struct ib_device *ib);
 enum ib_port_state sroce_port_state(struct sroce_dev *sdev);
+
+/* The port's active RoCE MTU in bytes (0 below 256): a UD message's limit. */
+static inline u32 sroce_port_mtu(struct sroce_dev *sdev)
+{
+	int mtu = ib_mtu_enum_to_int(iboe_get_mtu(READ_ONCE(sdev->ndev->mtu)));
+
+	return mtu > 0 ? mtu : 0;
+}
+
+/*
+ * UDP source port of a flow, as rxe and ConnectX pick it: from the AV's
+ * flow label if the application set one, else hashed from both QPNs, in
+ * 0xC000-0xFFFF.  Gives ECMP its entropy; never 0 (reserved).
+ */
+static inline u16 sroce_udp_sport(const struct sroce_av *av, u32 lqpn, u32 rqpn)
+{
+	return rdma_get_udp_sport(av->flow_label, lqpn, rqpn);
+}
 int sroce_device_init(void);
 void sroce_device_exit(void);
 /* Finds the sroce device on @ndev without a reference (RCU reader). */

@@ -3,9 +3,12 @@ path: veth MTU 9000 gives RoCE MTU 4096, so a 1 MiB message is 256
 packets and a 4 MiB one 1024.  The requester is then ACKed, NAKed and
 timed out while it is still sending the message, which is where a
 requester that only tracks whole messages stalls for good."""
+import json
 import re
 
 import pytest
+
+from harness import ROOT
 
 from verbs_apps import (CLIENT_IP, SERVER_IP, gid_index, impair_data_packets,
                         link_counters, rc_pingpong, run_pair)
@@ -57,3 +60,33 @@ def test_verified_4mib_pingpong(guest, gids, loss):
     assert after["completion_errors"] == before["completion_errors"]
     if loss:
         assert after["retransmits"] > before["retransmits"]
+
+
+SNIFF = "python3 %s/tests/guest/sniff_roce.py" % ROOT
+
+
+def test_ud_message_is_one_packet_with_a_source_port(guest, gids):
+    """A UD message may be as long as the port's active MTU (4096 here)
+    and always travels as one datagram; each carries a UDP source port
+    from the RoCE range, never the reserved 0 (middleboxes drop it and
+    ECMP gets no entropy from it)."""
+    iters = 20
+    guest.run_peer("%s veth1 60 >/tmp/sniff.json 2>/tmp/sniff.err & "
+                   "for i in $(seq 100); do grep -q ready /tmp/sniff.err && break; "
+                   "sleep 0.1; done" % SNIFF, check=True)
+    rc, out = run_pair(
+        guest,
+        "ibv_ud_pingpong -d sroce1 -g %d -s 4096 -n %d -c" % (gids[1], iters),
+        "ibv_ud_pingpong -d sroce0 -g %d -s 4096 -n %d -c %s" % (gids[0], iters, SERVER_IP))
+    guest.run("pkill -f sniff_roce.py; sleep 0.5")
+    assert rc == 0, out
+    lines = guest.run("cat /tmp/sniff.json", check=True).stdout.splitlines()
+    pkts = [json.loads(l) for l in lines]
+    ud = [p for p in pkts if p["opcode"] in (0x64, 0x65)]
+    print("UD packets seen on veth1:", len(ud), "source ports:",
+          sorted({p["sport"] for p in ud}))
+    # The client's sends, one datagram each (ud_pingpong adds 40 bytes
+    # for the GRH the receiver gets, so a message is -s bytes).
+    assert len(ud) == iters, ud
+    assert all(p["payload"] == 4096 for p in ud), ud
+    assert all(0xC000 <= p["sport"] <= 0xFFFF for p in ud), ud
