@@ -85,7 +85,7 @@ static void comp_fail(struct sroce_qp *qp, u8 status)
 		s->state = SROCE_SWQE_DONE;
 		sroce_sq_retire(qp);
 	}
-	sroce_qp_error(qp);
+	sroce_qp_error(qp, SROCE_QP_NO_EVENT);
 }
 
 /* The WQE a response PSN belongs to, or NULL. */

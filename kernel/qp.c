@@ -131,10 +131,11 @@ static void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
 }
 
 /*
- * Any context.  The send work flushes both queues once it sees the error
- * state, so completions keep their order with the ones already queued.
+ * Moves a QP to ERR unless it is there already or in RESET (destroy's
+ * marker; a consumer cannot ask for RESET to ERR: ib_modify_qp_is_ok
+ * refuses it, as for every device).
  */
-void sroce_qp_error(struct sroce_qp *qp)
+static bool sroce_qp_set_error(struct sroce_qp *qp)
 {
 	unsigned long flags;
 	bool was_ok;
@@ -145,11 +146,25 @@ void sroce_qp_error(struct sroce_qp *qp)
 		qp->state = IB_QPS_ERR;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (!was_ok)
-		return;
+		return false;
 	timer_delete(&qp->retrans_timer);
 	hrtimer_try_to_cancel(&qp->rnr_timer);
-	if (qp->ib.qp_type != IB_QPT_UD && qp->ib.qp_type != IB_QPT_GSI)
-		sroce_qp_event(qp, IB_EVENT_QP_FATAL);
+	return true;
+}
+
+/*
+ * The QP failed; any context.  The send work flushes both queues once it
+ * sees the error state, so completions keep their order with the ones
+ * already queued.  @event is the affiliated asynchronous error to raise,
+ * or SROCE_QP_NO_EVENT when a completion with an error status already
+ * tells the consumer (IBTA 11.6.3; mlx5 and rxe raise nothing then).
+ */
+void sroce_qp_error(struct sroce_qp *qp, int event)
+{
+	if (!sroce_qp_set_error(qp))
+		return;
+	if (event != SROCE_QP_NO_EVENT)
+		sroce_qp_event(qp, event);
 	sroce_qp_schedule_send(qp);
 }
 
@@ -581,7 +596,9 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	spin_unlock_bh(&qp->sq_lock);
 
 	if (new == IB_QPS_ERR) {
-		sroce_qp_error(qp);
+		/* Asked for (a disconnect, a drain): no error to report. */
+		if (sroce_qp_set_error(qp))
+			sroce_qp_schedule_send(qp);
 	} else if (new != IB_QPS_RESET) {
 		spin_lock_bh(&qp->state_lock);
 		qp->state = new;

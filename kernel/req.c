@@ -251,7 +251,7 @@ static void req_fail(struct sroce_qp *qp, struct sroce_swqe *s, u8 status)
 	qp->req_cur++;
 	qp->req_offset = 0;
 	sroce_sq_retire(qp);
-	sroce_qp_error(qp);
+	sroce_qp_error(qp, SROCE_QP_NO_EVENT);
 }
 
 /* ---- packets --------------------------------------------------------------- */
@@ -668,8 +668,9 @@ bool sroce_send_engine(struct sroce_qp *qp)
 		did = sroce_resp_send_reads(qp, &budget);
 		spin_lock_bh(&qp->sq_lock);
 		if (sq_fetch(qp, budget) < 0) {
+			/* A corrupt ring: no completion can tell about it. */
 			spin_unlock_bh(&qp->sq_lock);
-			sroce_qp_error(qp);
+			sroce_qp_error(qp, IB_EVENT_QP_FATAL);
 			return false;
 		}
 		while (budget > 0 && req_step(qp)) {

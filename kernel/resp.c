@@ -71,7 +71,8 @@ static bool resp_take_rwqe(struct sroce_qp *qp)
 	int err = sroce_rq_pop(rq, &qp->rwqe);
 
 	if (err == -EIO) {
-		sroce_qp_error(qp);
+		/* A corrupt ring: no completion can tell about it. */
+		sroce_qp_error(qp, IB_EVENT_QP_FATAL);
 		return false;
 	}
 	if (err)
@@ -105,7 +106,7 @@ static void resp_recv_error(struct sroce_qp *qp, int err, u32 psn, bool rc)
 	if (rc)
 		resp_nak(qp, psn, err == -EINVAL ? ROCE_NAK_INVALID_REQ :
 						   ROCE_NAK_REM_OP_ERR);
-	sroce_qp_error(qp);
+	sroce_qp_error(qp, SROCE_QP_NO_EVENT);
 }
 
 /* ---- UD --------------------------------------------------------------------- */
@@ -223,12 +224,18 @@ static u8 resp_write_data(struct sroce_qp *qp, u32 rkey, u64 va,
 	return nak;
 }
 
-/* Protocol error or access violation: NAK (RC), and the QP fails. */
+/*
+ * Protocol error or access violation: NAK (RC), and the QP fails.  No
+ * receive WQE completes, so the responder learns of it by the affiliated
+ * error IBTA names for it (11.6.3.2), as on ConnectX.
+ */
 static void resp_fatal(struct sroce_qp *qp, u32 psn, u8 nak, bool rc)
 {
 	if (rc)
 		resp_nak(qp, psn, nak);
-	sroce_qp_error(qp);
+	sroce_qp_error(qp, nak == ROCE_NAK_INVALID_REQ ? IB_EVENT_QP_REQ_ERR :
+			   nak == ROCE_NAK_REM_ACCESS_ERR ? IB_EVENT_QP_ACCESS_ERR :
+							    IB_EVENT_QP_FATAL);
 }
 
 static u8 resp_send_data(struct sroce_qp *qp, struct sk_buff *skb,

@@ -674,7 +674,9 @@ static inline bool sroce_wr_is_rd_atomic(u32 wr_opcode)
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
 /* Moves the QP to the error state (flushing) from any context. */
-void sroce_qp_error(struct sroce_qp *qp);
+/* sroce_qp_error()'s @event when an error completion says it all. */
+#define SROCE_QP_NO_EVENT	(-1)
+void sroce_qp_error(struct sroce_qp *qp, int event);
 /* Runs the send engine here and now if it may; else as in _schedule_. */
 void sroce_qp_run_send(struct sroce_qp *qp);
 /* Has the work item run it: for callers holding a QP lock. */

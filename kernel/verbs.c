@@ -56,7 +56,8 @@ void sroce_fill_device_attrs(struct sroce_dev *sdev, struct ib_device_attr *a)
 static int sroce_query_device(struct ib_device *ib, struct ib_device_attr *attr,
 			      struct ib_udata *udata)
 {
-	if (udata->inlen || udata->outlen)
+	/* ib_core's own query at registration passes no udata (7.x). */
+	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
 	sroce_fill_device_attrs(to_sdev(ib), attr);
 	return 0;

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Guest tool for tests/guest/test_hostile_rings.py: a process that writes
- * bogus indices straight into the rings it shares with the kernel, the way
- * any local user can, and checks that the kernel fails that one QP (error
- * state, QP_FATAL, its WQEs completed with errors) and stays responsive.
+ * Guest tool for tests/guest/test_qp_edges.py: the edges of a QP's life
+ * that well-behaved libraries never reach.  A process that writes bogus
+ * indices straight into the rings it shares with the kernel, the way any
+ * local user can: the kernel must fail that one QP (error state,
+ * QP_FATAL, its WQEs completed with errors) and stay responsive.  And
+ * transitions to the error state that a consumer asks for, which real
+ * devices carry out quietly.
  *
- *   ring_abuse DEV GID_INDEX SCENARIO
+ *   qp_edges DEV GID_INDEX SCENARIO
  *
  * SCENARIO:
  *   sq-behind-fetch  an RC QP with 8 sends in flight (its peer never
@@ -16,6 +19,12 @@
  *                    consumer; doorbell.
  *   rq-behind        the RQ producer behind the kernel's consumer, then a
  *                    peer QP sends to it.
+ *   modify-to-err    an RC QP in RTS with a receive posted is moved to ERR
+ *                    (what rdma_disconnect and ib_drain_qp do): the receive
+ *                    is flushed, no asynchronous event is raised.
+ *   reset-to-err     a QP in RESET asked to move to ERR: EINVAL, as every
+ *                    device answers (ib_core's state table has no such
+ *                    transition), and the QP stays in RESET.
  *
  * It reaches the rings through the provider's own view of the QP (the
  * tool is built from the same headers as the provider it runs with).
@@ -41,13 +50,15 @@ namespace {
 constexpr int kSends = 8;
 constexpr uint32_t kMsg = 64;
 /* Long enough for any kernel reaction; far shorter than a soft lockup. */
-constexpr auto kLimit = std::chrono::seconds(10);
+constexpr auto kLimit = std::chrono::milliseconds(10000);
+/* wait_event(): any event at all for that QP. */
+constexpr auto kAnyEvent = static_cast<ibv_event_type>(-1);
 
 int failures;
 
 [[noreturn]] void die(const char *what, int err)
 {
-	std::fprintf(stderr, "ring_abuse: %s: %s\n", what, std::strerror(err));
+	std::fprintf(stderr, "qp_edges: %s: %s\n", what, std::strerror(err));
 	std::exit(2);
 }
 
@@ -213,9 +224,11 @@ int wait_error_completions(Setup &s, ibv_qp *qp, uint64_t lo, int n)
 	return got;
 }
 
-bool wait_event(Setup &s, ibv_qp *qp, ibv_event_type type)
+/* True if `type` arrives for `qp` within `limit`; prints every event. */
+bool wait_event(Setup &s, ibv_qp *qp, ibv_event_type type,
+		std::chrono::milliseconds limit = kLimit)
 {
-	const auto end = std::chrono::steady_clock::now() + kLimit;
+	const auto end = std::chrono::steady_clock::now() + limit;
 
 	while (std::chrono::steady_clock::now() < end) {
 		pollfd p{s.ctx->async_fd, POLLIN, 0};
@@ -224,7 +237,8 @@ bool wait_event(Setup &s, ibv_qp *qp, ibv_event_type type)
 		ibv_async_event ev;
 		if (ibv_get_async_event(s.ctx, &ev))
 			die("ibv_get_async_event", errno);
-		const bool hit = ev.event_type == type && ev.element.qp == qp;
+		const bool hit = (ev.event_type == type || type == kAnyEvent) &&
+				 ev.element.qp == qp;
 		std::printf("async event: %s\n", ibv_event_type_str(ev.event_type));
 		ibv_ack_async_event(&ev);
 		if (hit)
@@ -299,12 +313,54 @@ void rq_behind(Setup &s)
 	ibv_destroy_qp(victim);
 }
 
+void modify_to_err(Setup &s)
+{
+	ibv_qp *qp = make_rc(s), *peer = make_rc(s);
+
+	connect(s, qp, peer->qp_num);
+	connect(s, peer, qp->qp_num);
+	post_recvs(s, qp, 1);
+	ibv_qp_attr a{};
+	a.qp_state = IBV_QPS_ERR;
+	if (int err = ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		die("to ERR", err);
+	check(qp_state(qp) == IBV_QPS_ERR, "QP in the error state");
+	check(wait_error_completions(s, qp, 200, 1) == 1,
+	      "the posted receive completed with a flush error");
+	check(!wait_event(s, qp, kAnyEvent, std::chrono::milliseconds(2000)),
+	      "no asynchronous event for a transition the consumer asked for");
+	ibv_destroy_qp(qp);
+	ibv_destroy_qp(peer);
+}
+
+void reset_to_err(Setup &s)
+{
+	ibv_qp_init_attr init{};
+	init.send_cq = init.recv_cq = s.cq;
+	init.cap.max_send_wr = init.cap.max_recv_wr = 4;
+	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
+	init.qp_type = IBV_QPT_RC;
+	ibv_qp *qp = ibv_create_qp(s.pd, &init);
+	if (!qp)
+		die("ibv_create_qp", errno);
+	ibv_qp_attr a{};
+	a.qp_state = IBV_QPS_ERR;
+	const int err = ibv_modify_qp(qp, &a, IBV_QP_STATE);
+	check(err == EINVAL, std::string("RESET to ERR refused with EINVAL (got ") +
+				     std::strerror(err) + ")");
+	check(qp_state(qp) == IBV_QPS_RESET, "QP still in RESET");
+	check(!wait_event(s, qp, kAnyEvent, std::chrono::milliseconds(1000)),
+	      "no asynchronous event");
+	ibv_destroy_qp(qp);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
-		std::fprintf(stderr, "usage: %s DEV GID_INDEX sq-behind-fetch|sq-past-ring|rq-behind\n",
+		std::fprintf(stderr, "usage: %s DEV GID_INDEX sq-behind-fetch|sq-past-ring|rq-behind|"
+			     "modify-to-err|reset-to-err\n",
 			     argv[0]);
 		return 2;
 	}
@@ -332,6 +388,10 @@ int main(int argc, char **argv)
 		sq_past_ring(s);
 	else if (scenario == "rq-behind")
 		rq_behind(s);
+	else if (scenario == "modify-to-err")
+		modify_to_err(s);
+	else if (scenario == "reset-to-err")
+		reset_to_err(s);
 	else
 		die("unknown scenario", EINVAL);
 	std::printf("%d checks failed\n", failures);

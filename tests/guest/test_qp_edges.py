@@ -1,4 +1,6 @@
-"""Hostile user space: a process that writes its shared ring indices
+"""The edges of a QP's life that well-behaved libraries never reach.
+
+Hostile user space: a process that writes its shared ring indices
 itself, as any local user of /dev/infiniband/uverbs* can.
 
 The kernel owns its own copy of every index and trusts nothing it reads
@@ -7,6 +9,12 @@ that QP (error state, IBV_EVENT_QP_FATAL, the WQEs the kernel holds
 completed with errors) within a bounded time, and nothing else (the
 doorbell returns at once, the CPU never stalls: the kernel-log check
 after every test catches soft lockups and RCU stalls).
+
+Transitions to the error state that the consumer asks for (every
+rdma_disconnect and ib_drain_qp makes one) are carried out quietly, as
+on hardware: the WQEs are flushed and no asynchronous event is raised
+(UCX logs a "catastrophic error" for each one it gets).  RESET to ERR is
+no transition at all (ib_core's state table): EINVAL, as on ConnectX.
 """
 import os
 
@@ -16,12 +24,11 @@ from verbs_apps import CLIENT_IP, gid_index
 
 TOOL = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "build", "cmake", "tests", "guest", "tools",
-    "ring_abuse")
+    "qp_edges")
 NOBODY = "setpriv --reuid 65534 --regid 65534 --clear-groups "
 
 
-@pytest.mark.parametrize("scenario", ["sq-behind-fetch", "sq-past-ring", "rq-behind"])
-def test_bogus_ring_index_fails_only_that_qp(guest, scenario):
+def run_tool(guest, scenario):
     g = gid_index(guest, "sroce0", CLIENT_IP)
     # Unprivileged, as an attacker would be; bounded well below the soft
     # lockup detector's 20 s so a stalled kernel shows up as a timeout too.
@@ -30,6 +37,16 @@ def test_bogus_ring_index_fails_only_that_qp(guest, scenario):
     assert not r.timed_out, r
     assert r.rc == 0, r
     assert "0 checks failed" in r.stdout, r
+
+
+@pytest.mark.parametrize("scenario", ["sq-behind-fetch", "sq-past-ring", "rq-behind"])
+def test_bogus_ring_index_fails_only_that_qp(guest, scenario):
+    run_tool(guest, scenario)
     # The device still works for everybody else.
     r = guest.run("ibv_devinfo -d sroce0", check=True)
     assert "PORT_ACTIVE" in r.stdout
+
+
+@pytest.mark.parametrize("scenario", ["modify-to-err", "reset-to-err"])
+def test_requested_error_state(guest, scenario):
+    run_tool(guest, scenario)
