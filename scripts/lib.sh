@@ -12,16 +12,58 @@ die() { echo "${0##*/}: $*" >&2; exit 1; }
 note() { echo "${0##*/}: $*" >&2; }
 
 # The newest kernel that has both an image to boot and headers to build
-# against; nothing hard-codes the Debian ABI suffix.
+# against; nothing hard-codes the Debian ABI suffix.  With SYSROOT: the
+# newest in that root file system (a release root of scripts/distro-root).
 sroce_kernel_version() {
-	local v best=
-	for v in /boot/vmlinuz-*; do
-		v=${v#/boot/vmlinuz-}
-		[ -e "/lib/modules/$v/build/Makefile" ] || continue
+	local sysroot=${1:-} v best=
+	for v in "$sysroot"/boot/vmlinuz-*; do
+		v=${v#"$sysroot"/boot/vmlinuz-}
+		[ -e "$sysroot/lib/modules/$v/build/Makefile" ] || continue
 		if [ -z "$best" ] || dpkg --compare-versions "$v" gt "$best"; then
 			best=$v
 		fi
 	done
 	[ -n "$best" ] || return 1
 	echo "$best"
+}
+
+# Cached release roots (scripts/distro-root), outside the work tree.
+SROCE_CACHE=${SROCE_CACHE:-/var/cache/sroce}
+
+# The releases scripts/build --distro and scripts/vm-run --distro know;
+# bookworm is the host itself.
+sroce_check_distro() {
+	case $1 in
+	trixie | sid) ;;
+	*) die "unknown release '$1' (trixie, sid; bookworm is the host itself)" ;;
+	esac
+}
+
+# sroce_unpack_vmlinux VMLINUZ CONFIG OUT: Debian's vmlinuz is compressed
+# (xz on 6.1, zstd on 6.12 and later), and decompressing it under TCG costs
+# seconds per boot.  The same kernel, decompressed once, boots directly
+# through its PVH entry point (CONFIG_PVH).  Leaves OUT absent (and vm-run
+# boots the vmlinuz) when the kernel has no PVH entry or nothing unpacks.
+sroce_unpack_vmlinux() {
+	local vmlinuz=$1 config=$2 out=$3 magic off unpack
+	[ ! -e "$out" ] || [ "$vmlinuz" -nt "$out" ] || return 0
+	rm -f "$out"
+	grep -q '^CONFIG_PVH=y' "$config" 2>/dev/null || return 0
+	for magic in $'\xFD7zXZ\x00' $'\x28\xB5\x2F\xFD' $'\x1F\x8B\x08'; do
+		case $magic in
+		$'\xFD7zXZ\x00') unpack="xz -dc --single-stream" ;;
+		$'\x28\xB5\x2F\xFD') unpack="zstd -dcq" ;;
+		*) unpack="gzip -dc" ;;
+		esac
+		command -v "${unpack%% *}" >/dev/null || continue
+		# The first match can be a stray byte sequence: try each.
+		for off in $(LC_ALL=C grep -abo "$magic" "$vmlinuz" | cut -d: -f1 | head -5); do
+			tail -c +$((off + 1)) "$vmlinuz" | $unpack >"$out.new" 2>/dev/null || true
+			if [ "$(head -c 4 "$out.new" 2>/dev/null)" = $'\x7fELF' ]; then
+				mv "$out.new" "$out"
+				return 0
+			fi
+			rm -f "$out.new"
+		done
+	done
 }

@@ -2,8 +2,10 @@
 
 Guest tests ask for the `guest` fixture (one guest per test module, booted
 through scripts/vm-run); a module can choose the guest's options with
-`GUEST_OPTIONS = {...}` (see harness.Guest).  After each test the guest's
-kernel log is checked, and the test fails if it shows a warning or oops.
+`GUEST_OPTIONS = {...}` (see harness.Guest).  `pytest --distro trixie` (or
+sid) boots every guest on that Debian release instead of this machine's
+(scripts/build --distro first).  After each test the guest's kernel log is
+checked, and the test fails if it shows a warning or oops.
 """
 import os
 import sys
@@ -14,9 +16,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "guest"))
 from harness import Guest, GuestDied  # noqa: E402
 
 
+def pytest_addoption(parser):
+    parser.addoption("--distro", default=None, choices=["bookworm", "trixie", "sid"],
+                     help="Debian release the guests boot (default: this "
+                          "machine's, bookworm)")
+
+
 @pytest.fixture(scope="module")
 def guest(request, tmp_path_factory):
-    options = getattr(request.module, "GUEST_OPTIONS", {})
+    options = dict(getattr(request.module, "GUEST_OPTIONS", {}))
+    options.setdefault("distro", request.config.getoption("distro"))
     out = tmp_path_factory.mktemp("guest-" + request.module.__name__.split(".")[-1])
     g = Guest(out, **options)
     try:
