@@ -333,10 +333,10 @@ def test_qp_rate_limit_verbs_checks(guest, gids):
         "ud rtr->rts": 0, "ud rts->rts": 0}, got
 
 
-
-RATE_SEND = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "build", "cmake", "tests", "guest", "tools",
-    "rate_limit_send")
+def rate_send(guest):
+    """The guest tool built for the guest's release."""
+    return os.path.join(guest.build, "cmake", "tests", "guest", "tools",
+                        "rate_limit_send")
 
 
 @pytest.mark.parametrize("how, kbps", [("verb", 4000), ("attr", 6000)])
@@ -353,7 +353,7 @@ def test_verbs_rate_limit_holds_within_5_percent(guest, gids, how, kbps):
         set_cc(guest, "burst_bytes", 262144, devs=("sroce1",))
     c0 = link_counters(guest, "sroce1")
     r = guest.run("ip netns exec peer %s sroce1 %d %s %d 262144 3 5"
-                  % (RATE_SEND, gids[1], how, kbps), timeout=120, check=True)
+                  % (rate_send(guest), gids[1], how, kbps), timeout=120, check=True)
     c = link_counters(guest, "sroce1")
     rate = json.loads(r.stdout)["bits_per_second"] / 1000
     print("verbs pacing", how, kbps, "kbit/s set, measured", round(rate, 1),

@@ -22,9 +22,6 @@ import pytest
 
 from verbs_apps import CLIENT_IP, gid_index
 
-TOOL = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "build", "cmake", "tests", "guest", "tools",
-    "qp_edges")
 NOBODY = "setpriv --reuid 65534 --regid 65534 --clear-groups "
 
 
@@ -32,7 +29,8 @@ def run_tool(guest, scenario):
     g = gid_index(guest, "sroce0", CLIENT_IP)
     # Unprivileged, as an attacker would be; bounded well below the soft
     # lockup detector's 20 s so a stalled kernel shows up as a timeout too.
-    r = guest.run("%s%s sroce0 %d %s" % (NOBODY, TOOL, g, scenario), timeout=60)
+    tool = os.path.join(guest.build, "cmake", "tests", "guest", "tools", "qp_edges")
+    r = guest.run("%s%s sroce0 %d %s" % (NOBODY, tool, g, scenario), timeout=60)
     print(r.output)
     assert not r.timed_out, r
     assert r.rc == 0, r
