@@ -67,3 +67,35 @@ sroce_unpack_vmlinux() {
 		done
 	done
 }
+
+# sroce_in_root ROOT [--bind PATH]... -- COMMAND...: runs COMMAND chrooted
+# into a release root with /proc, /dev, a private /tmp and each PATH (at
+# its own path) mounted, in a mount namespace of its own: the mounts are
+# seen by this command alone and vanish with it however it ends, so
+# concurrent users of one root never collide and none is left behind.
+sroce_in_root() {
+	local root=$1 binds=()
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		[ "$1" = --bind ] || die "sroce_in_root: unknown option $1"
+		binds+=("$2")
+		shift 2
+	done
+	shift
+	unshare --mount --propagation private -- /bin/bash -c '
+		set -eu
+		root=$1 nbinds=$2
+		shift 2
+		mount --bind /proc "$root/proc"
+		mount --bind /dev "$root/dev"
+		mount -t tmpfs -o mode=1777 tmp "$root/tmp"
+		for ((i = 0; i < nbinds; i++)); do
+			# mkdir through chroot: the root'\''s own symlinks resolve in it
+			chroot "$root" mkdir -p "$1"
+			mount --bind "$1" "$root$1"
+			shift
+		done
+		exec chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+			HOME=/root LANG=C.UTF-8 TMPDIR=/tmp DEBIAN_FRONTEND=noninteractive "$@"
+	' sroce-in-root "$root" "${#binds[@]}" "${binds[@]+"${binds[@]}"}" "$@"
+}
