@@ -3,9 +3,12 @@
 Guest tests ask for the `guest` fixture (one guest per test module, booted
 through scripts/vm-run); a module can choose the guest's options with
 `GUEST_OPTIONS = {...}` (see harness.Guest).  `pytest --distro trixie` (or
-sid) boots every guest on that Debian release instead of this machine's
-(scripts/build --distro first).  After each test the guest's kernel log is
-checked, and the test fails if it shows a warning or oops.
+sid) boots every guest on that Debian release instead of this machine's;
+`--releases all` runs the core modules (ALL_RELEASES = True) once on each
+of bookworm, trixie and sid and the rest on --distro (scripts/build
+--distro R first; scripts/test does all of that).  After each test the
+guest's kernel log is checked, and the test fails if it shows a warning or
+oops.
 """
 import os
 import sys
@@ -16,17 +19,46 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "guest"))
 from harness import Guest, GuestDied  # noqa: E402
 
 
+RELEASES = ("bookworm", "trixie", "sid")
+
+
 def pytest_addoption(parser):
-    parser.addoption("--distro", default=None, choices=["bookworm", "trixie", "sid"],
-                     help="Debian release the guests boot (default: this "
+    parser.addoption("--distro", default=None, choices=RELEASES,
+                     help="Debian release every guest boots (default: this "
                           "machine's, bookworm)")
+    parser.addoption("--releases", default=None,
+                     help="comma-separated releases (or 'all') for the core "
+                          "modules, those that set ALL_RELEASES = True: each "
+                          "runs once per release, the others on --distro only "
+                          "(scripts/build --distro R first)")
+
+
+def _releases(config, module):
+    """The releases a test module runs on."""
+    wanted = config.getoption("releases")
+    if wanted and getattr(module, "ALL_RELEASES", False):
+        return list(RELEASES) if wanted == "all" else wanted.split(",")
+    return [config.getoption("distro") or "bookworm"]
+
+
+def pytest_generate_tests(metafunc):
+    if "release" in metafunc.fixturenames:
+        metafunc.parametrize("release", _releases(metafunc.config, metafunc.module),
+                             scope="module")
 
 
 @pytest.fixture(scope="module")
-def guest(request, tmp_path_factory):
+def release(request):
+    """Overridden by the parametrization above; never used bare."""
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def guest(request, release, tmp_path_factory):
     options = dict(getattr(request.module, "GUEST_OPTIONS", {}))
-    options.setdefault("distro", request.config.getoption("distro"))
-    out = tmp_path_factory.mktemp("guest-" + request.module.__name__.split(".")[-1])
+    options["distro"] = release
+    name = request.module.__name__.split(".")[-1]
+    out = tmp_path_factory.mktemp("guest-%s-%s" % (name, release))
     g = Guest(out, **options)
     try:
         g.start()
@@ -34,6 +66,26 @@ def guest(request, tmp_path_factory):
         pytest.fail(str(e), pytrace=False)
     yield g
     g.stop()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Test counts per Debian release, just before pytest's own summary."""
+    counts = {}
+    for outcome in ("passed", "failed", "error", "skipped"):
+        for rep in terminalreporter.stats.get(outcome, []):
+            if getattr(rep, "when", "call") != "call" and outcome != "error":
+                continue
+            rel = next((r for r in RELEASES if "[%s" % r in rep.nodeid or
+                        "-%s]" % r in rep.nodeid or "-%s-" % r in rep.nodeid), None)
+            if rel:
+                counts.setdefault(rel, {}).setdefault(outcome, 0)
+                counts[rel][outcome] += 1
+    if counts:
+        terminalreporter.section("per Debian release")
+        for rel in RELEASES:
+            if rel in counts:
+                terminalreporter.line("%-9s %s" % (rel, ", ".join(
+                    "%d %s" % (n, o) for o, n in sorted(counts[rel].items()))))
 
 
 @pytest.fixture(autouse=True)

@@ -3,6 +3,9 @@ import re
 
 import pytest
 
+# Core: runs on every Debian release with --releases (scripts/test).
+ALL_RELEASES = True
+
 
 def link_names(guest):
     """{device: netdev} over both namespaces (a link shows its netdev only

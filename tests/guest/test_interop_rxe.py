@@ -5,6 +5,9 @@ import pytest
 
 from verbs_apps import CLIENT_IP, SERVER_IP, gid_index, run_pair
 
+# Core: runs on every Debian release with --releases (scripts/test).
+ALL_RELEASES = True
+
 GUEST_OPTIONS = {"rxe": True}
 
 APPS = [

@@ -11,6 +11,9 @@ import pytest
 from verbs_apps import (CLIENT_IP, SERVER_IP, gid_index, impair_data_packets,
                         link_counters, rc_pingpong, traced)
 
+# Core: runs on every Debian release with --releases (scripts/test).
+ALL_RELEASES = True
+
 IMPAIRMENTS = {
     "loss": "loss 1%",
     "reorder": "delay 10ms reorder 99%",   # 1% of packets held back 10 ms

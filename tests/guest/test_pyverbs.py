@@ -10,6 +10,9 @@ the suite alone, in loopback between its own QPs.
 import collections
 import re
 
+# Core: runs on every Debian release with --releases (scripts/test).
+ALL_RELEASES = True
+
 GUEST_OPTIONS = {"rxe": True}
 
 SUITE = "/usr/share/doc/rdma-core/tests"

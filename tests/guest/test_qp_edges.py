@@ -22,6 +22,9 @@ import pytest
 
 from verbs_apps import CLIENT_IP, gid_index
 
+# Core: runs on every Debian release with --releases (scripts/test).
+ALL_RELEASES = True
+
 NOBODY = "setpriv --reuid 65534 --regid 65534 --clear-groups "
 
 

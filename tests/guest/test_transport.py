@@ -7,6 +7,9 @@ import pytest
 from verbs_apps import (CLIENT_IP, CLIENT_IP6, SERVER_IP, SERVER_IP6,
                         gid_index, run_pair)
 
+# Core: runs on every Debian release with --releases (scripts/test).
+ALL_RELEASES = True
+
 
 @pytest.fixture(scope="module")
 def gids(guest):
