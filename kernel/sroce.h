@@ -511,9 +511,13 @@ struct sroce_swqe {			/* kernel copy of a send WQE */
 	struct ib_mr *reg_mr;		/* REG_MR (kernel QPs) */
 	u32 reg_key;
 	int reg_access;
-	union {				/* followed by wqe.num_sge SGEs ... */
-		struct sroce_sge sge[0];
-		u8 inline_data[0];	/* ... or wqe.inline_len bytes */
+	/* Followed by wqe.num_sge SGEs or wqe.inline_len bytes: flexible
+	 * arrays, so FORTIFY_SOURCE (6.x) knows their bound is the
+	 * allocation, not a zero-length field.
+	 */
+	union {
+		DECLARE_FLEX_ARRAY(struct sroce_sge, sge);
+		DECLARE_FLEX_ARRAY(u8, inline_data);
 	};
 };
 
@@ -674,6 +678,13 @@ static inline bool sroce_wr_is_rd_atomic(u32 wr_opcode)
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
 /* Moves the QP to the error state (flushing) from any context. */
+/*
+ * IB_UVERBS_ACCESS_FLUSH_GLOBAL and _PERSISTENT (uapi bits 8 and 9, 6.2):
+ * access to RDMA FLUSH, which sroce does not offer (yet).  By value, since
+ * 6.1's headers predate the names; a process can set them on any kernel.
+ */
+#define SROCE_ACCESS_FLUSH	((1 << 8) | (1 << 9))
+
 /* sroce_qp_error()'s @event when an error completion says it all. */
 #define SROCE_QP_NO_EVENT	(-1)
 void sroce_qp_error(struct sroce_qp *qp, int event);

@@ -47,6 +47,25 @@ def pytest_generate_tests(metafunc):
                              scope="module")
 
 
+def pytest_collection_modifyitems(config, items):
+    """first_release_only tests of an ALL_RELEASES module run once, on the
+    first release of the run: they repeat a path another test covers on
+    every release, and CI's 90 minutes are shared by three releases."""
+    keep, drop = [], []
+    for item in items:
+        spec = getattr(item, "callspec", None)
+        rel = spec.params.get("release") if spec else None
+        first = _releases(config, item.module)[0]
+        if (item.get_closest_marker("first_release_only") and rel is not None
+                and rel != first):
+            drop.append(item)
+        else:
+            keep.append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
 @pytest.fixture(scope="module")
 def release(request):
     """Overridden by the parametrization above; never used bare."""

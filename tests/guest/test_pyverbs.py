@@ -6,6 +6,15 @@ passes on rxe must pass on sroce (one skipped there is a missing feature).
 One guest booted with rxe (as test_interop_rxe.py): rxe0 on veth0 in the
 initial namespace, sroce1 on veth1 in namespace `peer`.  Each device runs
 the suite alone, in loopback between its own QPs.
+
+If the suite's process dies (Debian 13's pyverbs segfaults in test_fork,
+on rxe as on sroce), it is run again one test module per process, so a
+crash costs only its own module: a module that crashes on sroce fails
+unless it crashes on rxe too.
+
+On kernels after 6.1, rxe passes tests of features it gained since
+(ATOMIC WRITE and FLUSH in 6.2, on-demand paging in 6.15) that sroce does
+not offer yet: those skip on sroce and are listed, not failed.
 """
 import collections
 import re
@@ -27,6 +36,12 @@ KIND = {"ok": "pass", "expected failure": "pass", "skipped": "skip",
         "ERROR": "fail", "FAIL": "fail", "unexpected success": "fail"}
 
 
+# The outcome alone on a line: Python 3.13's pyverbs prints ResourceWarnings
+# and __dealloc__ tracebacks to the same stream between " ... " and it.
+BARE_OUTCOME = re.compile(r"^(ok|skipped|ERROR|FAIL|expected failure|"
+                          r"unexpected success)\b(?: '.*')?$")
+
+
 def parse(output):
     """{test id: 'pass' | 'skip' | 'fail'} from the suite's -v output."""
     outcomes, current = {}, None
@@ -35,23 +50,48 @@ def parse(output):
         if m:
             current = m.group(2)
             line = line[m.end():]
-        o = OUTCOME.search(line) if current else None
+        o = (OUTCOME.search(line) or BARE_OUTCOME.match(line)) if current else None
         if o:
             outcomes[current] = KIND[o.group(1)]
             current = None
     return outcomes
 
 
-def run_suite(guest, dev, netns=None):
+# Tests of features rxe gained after 6.1 and sroce lacks (another issue's
+# work); matched against the test id.
+LATER_RXE_FEATURES = re.compile(r"atomic_write|flush|odp", re.I)
+
+
+def run_once(guest, dev, netns, what=""):
+    """One process of the suite (or of one module): (outcomes, seconds, output,
+    completed)."""
     prefix = "ip netns exec %s " % netns if netns else ""
-    r = guest.run("cd %s && %spython3 run_tests.py --dev %s -v 2>&1"
-                  % (COPY, prefix, dev), timeout=1200)
+    r = guest.run("cd %s && %spython3 run_tests.py --dev %s -v %s 2>&1"
+                  % (COPY, prefix, dev, what), timeout=1200)
     ran = re.search(r"^Ran (\d+) tests? in ([\d.]+)s", r.output, re.M)
-    assert ran, r.output[-3000:]
     outcomes = parse(r.output)
-    # The parser must have seen every test, or the comparison means little.
-    assert len(outcomes) == int(ran.group(1)), (len(outcomes), ran.group(0))
-    return outcomes, float(ran.group(2)), r.output
+    if ran:
+        # The parser must have seen every test, or the comparison means little.
+        assert len(outcomes) == int(ran.group(1)), (len(outcomes), ran.group(0))
+    return outcomes, float(ran.group(2)) if ran else 0.0, r.output, bool(ran)
+
+
+def run_suite(guest, dev, netns=None):
+    """({test id: outcome}, seconds, output, {modules whose process died})."""
+    outcomes, seconds, output, completed = run_once(guest, dev, netns)
+    if completed:
+        return outcomes, seconds, output, set()
+    modules = guest.run("cd %s && ls test_*.py" % COPY, check=True).stdout.split()
+    outcomes, crashed, outputs = {}, set(), []
+    for m in modules:
+        mod = "tests." + m[:-3]
+        o, sec, out, done = run_once(guest, dev, netns, mod)
+        outcomes.update(o)
+        seconds += sec
+        outputs.append(out)
+        if not done:
+            crashed.add(mod)
+    return outcomes, seconds, "\n".join(outputs), crashed
 
 
 def table(rxe, sroce):
@@ -79,15 +119,25 @@ def table(rxe, sroce):
 def test_pyverbs_suite_sroce_matches_rxe(guest):
     guest.run("rm -rf %s && cp -r %s %s && cd %s && gunzip -f *.gz"
               % (COPY, SUITE, COPY, COPY), check=True)
-    rxe, rxe_s, _ = run_suite(guest, "rxe0")
-    sroce, sroce_s, sroce_out = run_suite(guest, "sroce1", netns="peer")
+    rxe, rxe_s, _, rxe_crashed = run_suite(guest, "rxe0")
+    sroce, sroce_s, sroce_out, sroce_crashed = run_suite(guest, "sroce1", netns="peer")
     report = table(rxe, sroce)
     print("\npyverbs suite: rxe0 %.0f s, sroce1 %.0f s\n%s" % (rxe_s, sroce_s, report))
+    if rxe_crashed or sroce_crashed:
+        print("modules whose process died: rxe %s, sroce %s"
+              % (sorted(rxe_crashed), sorted(sroce_crashed)))
 
-    assert sorted(rxe) == sorted(sroce), "the two runs ran different tests"
+    assert not sroce_crashed - rxe_crashed, "crashed on sroce only: %s\n%s" % (
+        sorted(sroce_crashed - rxe_crashed), sroce_out[-6000:])
+    if not (rxe_crashed or sroce_crashed):
+        assert sorted(rxe) == sorted(sroce), "the two runs ran different tests"
     # rxe must really have passed something, or "matches rxe" is empty.
     assert sum(k == "pass" for k in rxe.values()) >= 80, report
     failed = sorted(t for t, k in sroce.items() if k == "fail")
     assert not failed, "%s\n%s\n%s" % (report, failed, sroce_out[-6000:])
-    behind = sorted(t for t, k in rxe.items() if k == "pass" and sroce[t] != "pass")
+    behind = sorted(t for t, k in rxe.items() if k == "pass" and sroce.get(t) != "pass")
+    later = [t for t in behind if sroce.get(t) == "skip" and LATER_RXE_FEATURES.search(t)]
+    print("passes on rxe, skips on sroce (features rxe gained after 6.1): %d\n%s"
+          % (len(later), "\n".join(later)))
+    behind = sorted(set(behind) - set(later))
     assert not behind, "passes on rxe, not on sroce: %s\n%s" % (behind, report)

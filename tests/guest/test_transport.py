@@ -36,6 +36,7 @@ def test_pingpong_across_namespaces(guest, gids, app, args):
     assert "iters in" in out, out
 
 
+@pytest.mark.first_release_only  # same apps across namespaces everywhere
 @pytest.mark.parametrize("app,args", PINGPONGS, ids=[a + " " + b for a, b in PINGPONGS])
 def test_pingpong_loopback(guest, gids, app, args):
     g = gids["sroce0"]
@@ -86,6 +87,7 @@ def test_ipv6(guest, app):
     assert "iters in" in out, out
 
 
+@pytest.mark.first_release_only  # same perftests across namespaces everywhere
 @pytest.mark.parametrize("cmd", PERFTESTS)
 def test_perftest_loopback(guest, gids, cmd):
     g = gids["sroce0"]

@@ -22,6 +22,9 @@
  *   modify-to-err    an RC QP in RTS with a receive posted is moved to ERR
  *                    (what rdma_disconnect and ib_drain_qp do): the receive
  *                    is flushed, no asynchronous event is raised.
+ *   flush-access     an RC QP moved to INIT with the RDMA FLUSH access flags:
+ *                    EOPNOTSUPP (a feature sroce lacks; pyverbs then
+ *                    skips), not EINVAL (a bad call).
  *   reset-to-err     a QP in RESET asked to move to ERR: EINVAL, as every
  *                    device answers (ib_core's state table has no such
  *                    transition), and the QP stays in RESET.
@@ -333,6 +336,32 @@ void modify_to_err(Setup &s)
 	ibv_destroy_qp(peer);
 }
 
+void flush_access(Setup &s)
+{
+	ibv_qp_init_attr init{};
+	init.send_cq = init.recv_cq = s.cq;
+	init.cap.max_send_wr = init.cap.max_recv_wr = 4;
+	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
+	init.qp_type = IBV_QPT_RC;
+	ibv_qp *qp = ibv_create_qp(s.pd, &init);
+	if (!qp)
+		die("ibv_create_qp", errno);
+	ibv_qp_attr a{};
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	/* IBV_ACCESS_FLUSH_GLOBAL | _PERSISTENT, by value (rdma-core 44 names). */
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | (1 << 8) | (1 << 9);
+	const int err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+						IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	check(err == EOPNOTSUPP, std::string("FLUSH access refused with EOPNOTSUPP (got ") +
+					 std::strerror(err) + ")");
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	check(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					    IBV_QP_ACCESS_FLAGS) == 0,
+	      "the same transition without them works");
+	ibv_destroy_qp(qp);
+}
+
 void reset_to_err(Setup &s)
 {
 	ibv_qp_init_attr init{};
@@ -360,7 +389,7 @@ int main(int argc, char **argv)
 {
 	if (argc != 4) {
 		std::fprintf(stderr, "usage: %s DEV GID_INDEX sq-behind-fetch|sq-past-ring|rq-behind|"
-			     "modify-to-err|reset-to-err\n",
+			     "modify-to-err|reset-to-err|flush-access\n",
 			     argv[0]);
 		return 2;
 	}
@@ -390,6 +419,8 @@ int main(int argc, char **argv)
 		rq_behind(s);
 	else if (scenario == "modify-to-err")
 		modify_to_err(s);
+	else if (scenario == "flush-access")
+		flush_access(s);
 	else if (scenario == "reset-to-err")
 		reset_to_err(s);
 	else
