@@ -81,7 +81,8 @@ struct Setup {
 	int gid_index = 0;
 };
 
-ibv_qp *make_rc(Setup &s)
+/* An RC QP in RESET. */
+ibv_qp *create_rc(Setup &s)
 {
 	ibv_qp_init_attr init{};
 	init.send_cq = init.recv_cq = s.cq;
@@ -92,6 +93,13 @@ ibv_qp *make_rc(Setup &s)
 	ibv_qp *qp = ibv_create_qp(s.pd, &init);
 	if (!qp)
 		die("ibv_create_qp", errno);
+	return qp;
+}
+
+/* An RC QP in INIT. */
+ibv_qp *make_rc(Setup &s)
+{
+	ibv_qp *qp = create_rc(s);
 	ibv_qp_attr a{};
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
@@ -338,14 +346,7 @@ void modify_to_err(Setup &s)
 
 void flush_access(Setup &s)
 {
-	ibv_qp_init_attr init{};
-	init.send_cq = init.recv_cq = s.cq;
-	init.cap.max_send_wr = init.cap.max_recv_wr = 4;
-	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
-	init.qp_type = IBV_QPT_RC;
-	ibv_qp *qp = ibv_create_qp(s.pd, &init);
-	if (!qp)
-		die("ibv_create_qp", errno);
+	ibv_qp *qp = create_rc(s);
 	ibv_qp_attr a{};
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
@@ -364,14 +365,7 @@ void flush_access(Setup &s)
 
 void reset_to_err(Setup &s)
 {
-	ibv_qp_init_attr init{};
-	init.send_cq = init.recv_cq = s.cq;
-	init.cap.max_send_wr = init.cap.max_recv_wr = 4;
-	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
-	init.qp_type = IBV_QPT_RC;
-	ibv_qp *qp = ibv_create_qp(s.pd, &init);
-	if (!qp)
-		die("ibv_create_qp", errno);
+	ibv_qp *qp = create_rc(s);
 	ibv_qp_attr a{};
 	a.qp_state = IBV_QPS_ERR;
 	const int err = ibv_modify_qp(qp, &a, IBV_QP_STATE);
