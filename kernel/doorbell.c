@@ -84,10 +84,14 @@ bool sroce_sq_may_sleep(struct sroce_qp *qp)
 	if (!qp->user || qp->req_cur != qp->fetch || qp->rnr_wait ||
 	    qp->tx_backoff)
 		return true;
-	/* RC messages still waiting for ACKs: each ACK runs us again, and we
-	 * pick up new WQEs then, without a doorbell.
+	/* A full RC window: the ACK that opens it runs us again and picks up
+	 * new WQEs, without a doorbell.  With room in the window a WQE posted
+	 * now must go now: waiting for an ACK would cost it a round trip, and
+	 * behind a paused link no ACK comes at all (the QP would sit on a few
+	 * queued packets until its retransmit timer fired, instead of filling
+	 * the queue until it refuses, which is how a pause becomes visible).
 	 */
-	if (qp->ib.qp_type == IB_QPT_RC && qp->retire != qp->req_cur)
+	if (sroce_req_window_full(qp))
 		return true;
 	if (sq_lingering(qp)) {
 		if (!hrtimer_active(&qp->linger_timer))

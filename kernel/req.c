@@ -37,6 +37,12 @@ static bool qp_is_rc(const struct sroce_qp *qp)
 	return qp->ib.qp_type == IB_QPT_RC;
 }
 
+/* RC: no packet may go before an ACK opens the window.  Caller holds sq_lock. */
+bool sroce_req_window_full(const struct sroce_qp *qp)
+{
+	return qp_is_rc(qp) && !roce_window_open(&qp->window, req_unacked(qp));
+}
+
 static bool qp_is_ud(const struct sroce_qp *qp)
 {
 	return qp->ib.qp_type == IB_QPT_UD || qp->ib.qp_type == IB_QPT_GSI;

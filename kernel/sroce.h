@@ -742,6 +742,7 @@ enum hrtimer_restart sroce_kick_timer(struct hrtimer *t);
 enum hrtimer_restart sroce_linger_timer(struct hrtimer *t);
 void sroce_sq_worked(struct sroce_qp *qp);
 bool sroce_sq_may_sleep(struct sroce_qp *qp);
+bool sroce_req_window_full(const struct sroce_qp *qp);
 bool sroce_sq_needs_run(struct sroce_qp *qp);
 void sroce_req_seek(struct sroce_qp *qp);
 

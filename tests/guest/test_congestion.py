@@ -194,14 +194,21 @@ def test_pause_costs_no_timeout(guest, gids):
               check=True)
     c0 = all_counters(guest)
     plug = "ip netns exec peer tc qdisc change dev veth1 root plug "
+    # What the plug holds 4 s into the pause, and the peer's neighbours,
+    # so a failure shows whether the queue was full and sroce idle.
+    mid = ("ip netns exec peer tc -s qdisc show dev veth1 >/tmp/plug-mid.txt; "
+           "ip netns exec peer ip neigh >>/tmp/plug-mid.txt")
     rc, out, _ = write_bw(guest, gids, "-D 16", during=(
-        "sleep 6; %sblock; sleep 5; %srelease_indefinite" % (plug, plug)))
+        "sleep 6; %sblock; sleep 4; %s; sleep 1; %srelease_indefinite" %
+        (plug, mid, plug)))
     c = delta(c0, all_counters(guest))
+    held = guest.run("cat /tmp/plug-mid.txt").stdout
     print("pause", json.dumps({d: {k: c[d][k] for k in (
         "tx_packets", "tx_refused", "tx_pause_us", "retransmits", "timeouts",
         "completion_errors")} for d in DEVS}))
+    print("during the pause:", held)
     assert rc == 0, out
-    assert c["sroce1"]["tx_pause_us"] >= 4_000_000, c
+    assert c["sroce1"]["tx_pause_us"] >= 4_000_000, (c, held, out)
     assert c["sroce1"]["timeouts"] == 0 and c["sroce0"]["timeouts"] == 0, c
     assert c["sroce1"]["completion_errors"] == 0, c
     assert "BW average" in out, out
