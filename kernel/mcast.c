@@ -25,6 +25,7 @@ struct sroce_mcast_member {
 	struct list_head qp_node;	/* on qp->mcast */
 	struct sroce_mcast_group *group;
 	struct sroce_qp *qp;
+	struct sroce_qp_handle *handle;	/* for the receive path (RCU) */
 	struct rcu_head rcu;
 };
 
@@ -106,6 +107,7 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 		goto out;
 	m->group = g;
 	m->qp = qp;
+	m->handle = qp->handle;
 	list_add_tail_rcu(&m->group_node, &g->members);
 	list_add_tail(&m->qp_node, &qp->mcast);
 	g->count++;
@@ -163,6 +165,7 @@ void sroce_mcast_recv(struct sroce_dev *sdev, struct sk_buff *skb,
 {
 	struct sroce_mcast_member *m;
 	struct sroce_mcast_group *g;
+	struct sroce_qp *qp;
 	union ib_gid gid;
 
 	if (skb->protocol == htons(ETH_P_IP))
@@ -173,11 +176,14 @@ void sroce_mcast_recv(struct sroce_dev *sdev, struct sk_buff *skb,
 	rcu_read_lock();
 	g = group_find(sdev, &gid);
 	if (g) {
-		list_for_each_entry_rcu(m, &g->members, group_node)
-			if (refcount_inc_not_zero(&m->qp->ref)) {
-				sroce_resp_recv(m->qp, skb, pkt);
-				sroce_qp_put(m->qp);
+		/* m->qp may be freed already: only the handle outlives it. */
+		list_for_each_entry_rcu(m, &g->members, group_node) {
+			qp = sroce_qp_get_handle(m->handle);
+			if (qp) {
+				sroce_resp_recv(qp, skb, pkt);
+				sroce_qp_put(qp);
 			}
+		}
 	} else {
 		sroce_count(sdev, SROCE_CNT_RX_DROPPED, 1);
 	}

@@ -14,21 +14,30 @@
 #include "proto/window.h"
 #include "sroce.h"
 
+/* The QP behind @h with a reference, or NULL if it is being destroyed.
+ * Caller is in an RCU read-side section that found @h.
+ */
+struct sroce_qp *sroce_qp_get_handle(struct sroce_qp_handle *h)
+{
+	return refcount_inc_not_zero(&h->ref) ? h->qp : NULL;
+}
+
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn)
 {
-	struct sroce_qp *qp;
+	struct sroce_qp_handle *h;
+	struct sroce_qp *qp = NULL;
 
 	rcu_read_lock();
-	qp = xa_load(&sdev->qps, qpn);
-	if (qp && !refcount_inc_not_zero(&qp->ref))
-		qp = NULL;
+	h = xa_load(&sdev->qps, qpn);
+	if (h)
+		qp = sroce_qp_get_handle(h);
 	rcu_read_unlock();
 	return qp;
 }
 
 void sroce_qp_put(struct sroce_qp *qp)
 {
-	if (refcount_dec_and_test(&qp->ref))
+	if (refcount_dec_and_test(&qp->handle->ref))
 		complete(&qp->freed);
 }
 
@@ -281,9 +290,15 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		return -ENOMEM;
 	}
 
+	qp->handle = kzalloc(sizeof(*qp->handle), GFP_KERNEL);
+	if (!qp->handle) {
+		atomic_dec(&sdev->num_qp);
+		return -ENOMEM;
+	}
+	refcount_set(&qp->handle->ref, 1);
+	qp->handle->qp = qp;
 	qp->sdev = sdev;
 	qp->user = !!udata;
-	refcount_set(&qp->ref, 1);
 	init_completion(&qp->freed);
 	mutex_init(&qp->modify_lock);
 	spin_lock_init(&qp->state_lock);
@@ -307,10 +322,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->mtu = 1024;
 
 	err = sroce_sq_init(qp, init, udata, &resp);
-	if (err) {
-		atomic_dec(&sdev->num_qp);
-		return err;
-	}
+	if (err)
+		goto err_handle;
 	if (init->srq) {
 		qp->srq = to_ssrq(init->srq);
 	} else {
@@ -342,7 +355,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	}
 	qp->cpu = cpumask_local_spread(ibqp->qp_num, dev_to_node(&sdev->ib.dev));
 	/* Visible to the receive path only now that it is whole. */
-	xa_store_bh(&sdev->qps, ibqp->qp_num, qp, GFP_KERNEL);
+	xa_store_bh(&sdev->qps, ibqp->qp_num, qp->handle, GFP_KERNEL);
 	return 0;
 
 err_qpn:
@@ -357,6 +370,8 @@ err_sq:
 	if (qp->user)
 		sroce_ring_free(&qp->sq);
 	kvfree(qp->shadow);
+err_handle:
+	kfree(qp->handle);	/* never published */
 	atomic_dec(&sdev->num_qp);
 	return err;
 }
@@ -695,6 +710,10 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	if (qp->user)
 		sroce_ring_free(&qp->sq);
 	kvfree(qp->shadow);
+	/* A receive path that found the handle before the erase may still be
+	 * trying its reference; ib_core frees the QP as we return.
+	 */
+	kfree_rcu(qp->handle, rcu);
 	atomic_dec(&sdev->num_qp);
 	return 0;
 }

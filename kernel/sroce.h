@@ -549,12 +549,24 @@ struct sroce_rd_res {
 	u64 atomic_orig;
 };
 
+/*
+ * What the receive path finds by QP number (sdev->qps) and what multicast
+ * members point to.  ib_core frees the QP itself as soon as destroy_qp
+ * returns, so a reader that found the QP just before destroy erased it
+ * must not take its reference in the QP: the handle holds the count and
+ * outlives the QP by an RCU grace period, as windows and user AHs do.
+ */
+struct sroce_qp_handle {
+	refcount_t ref;			/* lookups in use, +1 while the QP lives */
+	struct sroce_qp *qp;
+	struct rcu_head rcu;
+};
+
 struct sroce_qp {
 	struct ib_qp ib;
 	struct sroce_dev *sdev;
-	refcount_t ref;			/* lookups from the receive path */
-	struct completion freed;	/* last ref dropped */
-	struct rcu_head rcu;
+	struct sroce_qp_handle *handle;
+	struct completion freed;	/* the handle's last reference dropped */
 
 	/* --- attributes (set by modify_qp under state_lock) ----------- */
 	struct mutex modify_lock;	/* serialises verbs on the QP */
@@ -676,6 +688,7 @@ static inline bool sroce_wr_is_rd_atomic(u32 wr_opcode)
 
 /* Looks up a QP for the receive path and takes a reference. */
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
+struct sroce_qp *sroce_qp_get_handle(struct sroce_qp_handle *h);
 void sroce_qp_put(struct sroce_qp *qp);
 /* Moves the QP to the error state (flushing) from any context. */
 /*
