@@ -13,10 +13,12 @@
  *    period.
  *  - Kernel consumers may create and destroy AHs in atomic context (the CM
  *    does, under a spinlock with interrupts off).  Their destruction cannot
- *    wait, and need not: kernel QPs take the av from the ib_ah when the WR
- *    is posted and never look an AH up by number, and a user QP cannot
- *    name a kernel AH because the PD check refuses it.  So: a grace period
- *    only when the caller may sleep.
+ *    wait, so a kernel AH is never published: its number is only reserved
+ *    (a lookup finds NULL).  Kernel QPs take the av from the ib_ah when the
+ *    WR is posted and never look an AH up by number; a user QP that names
+ *    a kernel AH's number, which is easy to guess, must find nothing at
+ *    all, since the lookup reads ah->ib.pd before the PD check can refuse.
+ *    So: a grace period only for user AHs, which are always sleepable.
  */
 #include <linux/in6.h>
 #include <net/ipv6.h>
@@ -74,17 +76,16 @@ int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr)
  * always taken irqsave.  Allocations stay GFP_ATOMIC: for GFP_KERNEL the
  * xarray may drop the lock to sleep, and since sdev->ahs is not
  * XA_FLAGS_LOCK_IRQ it would do so with a plain spin_unlock, leaving
- * interrupts off.  @reserve takes the number but leaves the slot empty
- * (xa_load() returns NULL for it).
+ * interrupts off.  The slot stays empty (xa_load() returns NULL for it)
+ * until the AH is published, if ever.
  */
-static int sroce_ah_alloc_num(struct sroce_dev *sdev, struct sroce_ah *ah,
-			      bool reserve)
+static int sroce_ah_reserve_num(struct sroce_dev *sdev, struct sroce_ah *ah)
 {
 	unsigned long flags;
 	int err;
 
 	xa_lock_irqsave(&sdev->ahs, flags);
-	err = __xa_alloc_cyclic(&sdev->ahs, &ah->ah_num, reserve ? NULL : ah,
+	err = __xa_alloc_cyclic(&sdev->ahs, &ah->ah_num, NULL,
 				XA_LIMIT(1, SROCE_MAX_AH), &sdev->next_ah,
 				GFP_ATOMIC);
 	xa_unlock_irqrestore(&sdev->ahs, flags);
@@ -118,15 +119,15 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	if (err)
 		return err;
 
-	/* A kernel AH is complete already: publish it with its number. */
+	/* A kernel AH: a number for its own sake, nothing to look up. */
 	if (!udata)
-		return sroce_ah_alloc_num(sdev, ah, false);
+		return sroce_ah_reserve_num(sdev, ah);
 
 	/*
 	 * User AH: reserve the number, answer, and only then publish, so a
 	 * failed copy needs no grace period before ib_core frees the AH.
 	 */
-	err = sroce_ah_alloc_num(sdev, ah, true);
+	err = sroce_ah_reserve_num(sdev, ah);
 	if (err)
 		return err;
 	resp.ah_num = ah->ah_num;
