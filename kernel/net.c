@@ -218,38 +218,55 @@ out:
 	return err;
 }
 
+/*
+ * sdev->net is read and cleared under sroce_net_lock only: a namespace
+ * that dies takes its links away itself (sroce_net_exit_ns) and may do so
+ * before the device's queued unregistration gets here.
+ */
 void sroce_net_detach(struct sroce_dev *sdev)
 {
-	struct sroce_net *sn = sdev->net;
 	struct sroce_dev_link *l, *found = NULL;
+	struct sroce_net *sn;
 
-	if (!sn)
-		return;
 	mutex_lock(&sroce_net_lock);
-	list_for_each_entry(l, &sn->devs, node)
-		if (l->sdev == sdev)
-			found = l;
+	sn = sdev->net;
+	if (sn) {
+		list_for_each_entry(l, &sn->devs, node)
+			if (l->sdev == sdev)
+				found = l;
+	}
 	if (found) {
 		list_del_rcu(&found->node);
 		if (!--sn->users)
 			sroce_net_close(sn);
 	}
-	mutex_unlock(&sroce_net_lock);
 	sdev->net = NULL;
+	mutex_unlock(&sroce_net_lock);
 	/* The receive path may still be looking at this device. */
 	synchronize_rcu();
 	kfree(found);
 }
 
+/*
+ * A namespace is going away.  Its devices' netdevs went earlier in its
+ * teardown, but ib_core unregisters those devices from a work item that
+ * may run after this, and the net_generic area (sn) is freed as soon as
+ * this returns: so the devices let go of sn here, and their later
+ * sroce_net_detach finds nothing to do.
+ */
 static __net_exit void sroce_net_exit_ns(struct net *net)
 {
 	struct sroce_net *sn = net_generic(net, sroce_net_id);
+	struct sroce_dev_link *l, *tmp;
 
-	/* Devices of a dying namespace are still being unregistered (their
-	 * netdevs go later in namespace teardown); they lose the sockets now.
-	 */
 	mutex_lock(&sroce_net_lock);
 	sroce_net_close(sn);
+	list_for_each_entry_safe(l, tmp, &sn->devs, node) {
+		list_del_rcu(&l->node);
+		l->sdev->net = NULL;
+		kfree_rcu(l, rcu);
+	}
+	sn->users = 0;
 	mutex_unlock(&sroce_net_lock);
 }
 

@@ -108,3 +108,39 @@ def test_unload_with_devices_and_reload(guest):
               " && ip netns exec peer rdma link add sroce1 type sroce netdev veth1",
               check=True)
     assert set(link_names(guest)) >= {"sroce0", "sroce1"}
+
+
+def test_namespace_deleted_under_live_device(guest):
+    """`ip netns del` of a namespace whose netdev carries a sroce device:
+    the device goes with its netdev (ib_core unregisters it from a work
+    item that may run after the namespace's own state is freed), the
+    module still unloads, and the kernel log stays clean.  Several rounds,
+    each with a process in the initial namespace holding a UD QP on the
+    device (a process inside would keep the namespace alive), so a teardown
+    that uses freed namespace state has chances to show (a KASAN report
+    under the debug kernel)."""
+    for i in range(4):
+        guest.run(
+            "ip netns add gone && ip link add vgone0 type veth peer name vgone1 && "
+            "ip link set vgone1 netns gone && ip link set vgone0 up && "
+            "ip -n gone link set vgone1 up && "
+            "ip -n gone addr add 203.0.113.2/24 dev vgone1 && "
+            "ip netns exec gone rdma link add srocegone type sroce netdev vgone1 && "
+            "(timeout 30 ibv_ud_pingpong -d srocegone -g 0 >/dev/null 2>&1 &) && "
+            "for t in $(seq 50); do rdma res show qp link srocegone/1 | "
+            "grep -q UD && break; sleep 0.2; done && "
+            "rdma res show qp link srocegone/1 | grep -q UD && ip netns del gone",
+            check=True)
+        out = ""
+        for _ in range(50):
+            out = guest.run("rdma link show", check=True).stdout
+            if "srocegone" not in out:
+                break
+            guest.run("sleep 0.2")
+        assert "srocegone" not in out, (i, out)
+        guest.run("ip link del vgone0 2>/dev/null; true")
+    guest.run("pkill ibv_ud_pingpong; sleep 1; rmmod sroce && modprobe sroce && "
+              "rdma link add sroce0 type sroce netdev veth0 && "
+              "ip netns exec peer rdma link add sroce1 type sroce netdev veth1",
+              check=True)
+    assert set(link_names(guest)) >= {"sroce0", "sroce1"}
