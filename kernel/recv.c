@@ -5,6 +5,8 @@
  * it, and hand it to the responder (requests) or the completer
  * (responses).  Everything not acceptable is dropped and counted.
  */
+#include <net/ipv6.h>
+
 #include "sroce.h"
 
 /* The P_Key table holds only the default key; match its low 15 bits. */
@@ -25,6 +27,27 @@ static bool qp_takes(const struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	default:
 		return false;
 	}
+}
+
+/*
+ * RC and UC take packets only from the peer their AV names, with our
+ * address as the destination, as rxe and hardware do: QPNs are handed out
+ * from 16 up and a PSN window is wide, so anyone else who can reach the
+ * port could otherwise write into a connection.  The UDP source port is
+ * the peer's choice per flow, so it says nothing.  A QP before RTR has no
+ * AV yet, but its responder drops everything anyway.
+ */
+static bool from_peer(const struct sroce_qp *qp, const struct sk_buff *skb)
+{
+	const struct sroce_av *av = &qp->av;
+
+	if (skb->protocol == htons(ETH_P_IP))
+		return !av->ipv6 &&
+		       ip_hdr(skb)->saddr == av->daddr.s6_addr32[3] &&
+		       ip_hdr(skb)->daddr == av->saddr.s6_addr32[3];
+	return av->ipv6 &&
+	       ipv6_addr_equal(&ipv6_hdr(skb)->saddr, &av->daddr) &&
+	       ipv6_addr_equal(&ipv6_hdr(skb)->daddr, &av->saddr);
 }
 
 void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb,
@@ -50,7 +73,8 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb,
 		sroce_count(sdev, SROCE_CNT_RX_NO_QP, 1);
 		goto out;
 	}
-	if (!qp_takes(qp, pkt)) {
+	if (!qp_takes(qp, pkt) ||
+	    (pkt->op->qpt != ROCE_QPT_UD && !from_peer(qp, skb))) {
 		sroce_count(sdev, SROCE_CNT_RX_DROPPED, 1);
 		goto put;
 	}

@@ -21,6 +21,13 @@ Categories, and what the device must do with them:
   mutated    a packet of the categories above with 1-4 random bytes
              changed and the ICRC made correct again
 
+With --in-window every packet is instead of category
+  in_window  a request at a live RC QP with a PSN just after the last one
+             its real peer sent (sniffed on --sniff-dev from --peer4),
+             every SEND and WRITE opcode (so sequences break too), sent
+             from --src4/--src6, addresses that are not the QP's peer
+                                                          -> rx_dropped
+
     hostile_gen.py --src4 A --dst4 B --src6 A6 --dst6 B6 --live-dev DEV
                    --count N [--seed S]
 
@@ -41,6 +48,7 @@ import zlib
 ROCE_PORT = 4791
 SPORT = 49999
 REFRESH = 5000
+ETH_P_ALL = 3
 IMM, RETH, AETH, ATMETH, ATMACK, DETH, IETH = "imm", "reth", "aeth", "atmeth", "atmack", "deth", "ieth"
 HDR_LEN = {IMM: 4, RETH: 16, AETH: 4, ATMETH: 28, ATMACK: 8, DETH: 8, IETH: 4}
 
@@ -163,6 +171,55 @@ class Gen:
         pkey = 0xFFFF if r.random() < 0.9 else r.choice([0, 0x7FFE, 0x1234])
         return self.packet(op, qpn, psn, pkey=pkey)
 
+    def sniff(self, sock, peer, dst):
+        """Reads what the sniffer caught: {qpn: last PSN} of the requests
+        the real peer sent to dst."""
+        while True:
+            try:
+                frame = sock.recv(128)
+            except BlockingIOError:
+                return
+            if len(frame) < 14 + 20 + 8 + 12 or frame[12:14] != b"\x08\x00":
+                continue
+            ip = frame[14:]
+            ihl = (ip[0] & 0xF) * 4
+            if ip[9] != 17 or ip[12:16] != peer or ip[16:20] != dst:
+                continue
+            if struct.unpack(">H", ip[ihl + 2:ihl + 4])[0] != ROCE_PORT:
+                continue
+            bth = ip[ihl + 8:ihl + 20]
+            if bth[0] in OPS and bth[0] < 0x20 and OPS[bth[0]][2]:
+                self.window[int.from_bytes(bth[5:8], "big")] = (
+                    int.from_bytes(bth[9:12], "big"), time.monotonic())
+
+    def run_in_window(self, count, sniff_dev, peer4, dst4):
+        """Only in-window packets; returns the seconds it took."""
+        sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
+                             socket.htons(ETH_P_ALL))
+        sock.bind((sniff_dev, 0))
+        sock.setblocking(False)
+        peer, dst = (ipaddress.ip_address(a).packed for a in (peer4, dst4))
+        self.window = {}
+        r = self.rng
+        start = time.monotonic()
+        sent = 0
+        while sent < count and time.monotonic() - start < 600:
+            self.sniff(sock, peer, dst)
+            # Only QPs that are live now: a finished transfer's QP is gone.
+            now = time.monotonic()
+            live = [q for q, (_, seen) in self.window.items() if now - seen < 0.2]
+            if not live:
+                time.sleep(0.01)
+                continue
+            qpn = r.choice(live)
+            psn = (self.window[qpn][0] + r.randrange(1, 4)) & 0xFFFFFF
+            op = r.choice([o for o in RC_OPS if o <= 0x0B])
+            self.rc_live_packets += 1
+            self.send("in_window", self.packet(op, qpn, psn,
+                                               payload_len=r.choice([0, 4, 64, 1024])))
+            sent += 1
+        return time.monotonic() - start
+
     def no_qp_packet(self):
         r = self.rng
         qpn = r.randrange(0x800000, 0xFFFFFF)   # sroce allocates from 16 up
@@ -268,9 +325,15 @@ def main():
         ap.add_argument("--" + a.replace("_", "-"), required=True)
     ap.add_argument("--count", type=int, required=True)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--in-window", action="store_true")
+    ap.add_argument("--sniff-dev")
+    ap.add_argument("--peer4")
     args = ap.parse_args()
     g = Gen(args)
-    seconds = g.run(args.count)
+    if args.in_window:
+        seconds = g.run_in_window(args.count, args.sniff_dev, args.peer4, args.dst4)
+    else:
+        seconds = g.run(args.count)
     print(json.dumps({"sent": g.sent, "send_errors": g.errors,
                       "at_live_rc_qps": g.rc_live_packets,
                       "seconds": round(seconds, 1)}))

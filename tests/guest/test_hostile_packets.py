@@ -31,11 +31,15 @@ def section(out, name):
     return out.split("=== %s\n" % name)[1].split("=== ")[0]
 
 
-def test_hostile_flood_during_verified_transfer(guest):
+def attack_during_verified_transfers(guest, gen_args):
+    """Runs hostile_gen.py (from namespace `peer`) with gen_args while
+    data-checked ibv_rc_pingpong transfers run back to back between sroce1
+    and sroce0.  Returns (what the generator sent, sroce0's counter deltas,
+    packets the stack dropped before sroce, the transfers' log)."""
     g0 = gid_index(guest, "sroce0", CLIENT_IP)
     g1 = gid_index(guest, "sroce1", SERVER_IP)
-    # Transfers back to back until the flood is over; each checks its data.
-    # Long ones: the flood must find them live, not between two runs.
+    # Transfers back to back until the attack is over; each checks its
+    # data.  Long ones: the attack must find them live, not between runs.
     pp = "timeout 300 ibv_rc_pingpong -s 4096 -n 4000 -c"
     r = guest.run(r"""
 rm -f /tmp/hostile.stop /tmp/hostile.runs
@@ -53,35 +57,44 @@ done
 echo "=== before"; rdma statistic show link sroce0/1
 echo "=== softnet_before"; cat /proc/net/softnet_stat
 echo "=== gen"
-ip netns exec peer python3 {gen} --src4 {s4} --dst4 {d4} --src6 {s6} --dst6 {d6} \
-    --live-dev sroce0 --count {n}
+ip netns exec peer python3 {gen} {args}
 touch /tmp/hostile.stop; wait $loop
 echo "=== after"; rdma statistic show link sroce0/1
 echo "=== softnet_after"; cat /proc/net/softnet_stat
 echo "=== runs"; cat /tmp/hostile.runs
-""".format(pp=pp, g0=g0, g1=g1, server=SERVER_IP, gen=GEN, s4=SERVER_IP,
-           d4=CLIENT_IP, s6=SERVER_IP6, d6=CLIENT_IP6, n=PACKETS), timeout=1500)
+""".format(pp=pp, g0=g0, g1=g1, server=SERVER_IP, gen=GEN, args=gen_args),
+        timeout=1500)
     out = r.stdout
     print(r.stdout[-3000:], r.stderr[-2000:])
     gen = json.loads(section(out, "gen").strip().splitlines()[-1])
-    sent = gen["sent"]
-    total = sum(sent.values())
-    print("sent", total, "in", gen["seconds"], "s:", sent,
-          "at live RC QPs:", gen["at_live_rc_qps"])
-    assert total >= PACKETS * 0.99, gen
-    assert gen["at_live_rc_qps"] >= PACKETS // 10, gen   # the transfer was live
-
-    runs = section(out, "runs")
-    print(runs)
-    assert runs.count("server=") >= 2, runs
-    assert runs.count("server=0 client=0 2") == runs.count("server="), runs
-
     before, after = counters(section(out, "before")), counters(section(out, "after"))
     delta = {k: after[k] - before[k] for k in after}
     print("counter deltas", delta)
     lost = softnet_drops(section(out, "softnet_after")) - \
         softnet_drops(section(out, "softnet_before"))
     print("dropped by the stack before sroce:", lost)
+    runs = section(out, "runs")
+    print(runs)
+    return gen, delta, lost, runs
+
+
+def assert_transfers_verified(runs, at_least):
+    assert runs.count("server=") >= at_least, runs
+    assert runs.count("server=0 client=0 2") == runs.count("server="), runs
+
+
+def test_hostile_flood_during_verified_transfer(guest):
+    gen, delta, lost, runs = attack_during_verified_transfers(
+        guest, "--src4 %s --dst4 %s --src6 %s --dst6 %s --live-dev sroce0 "
+        "--count %d" % (SERVER_IP, CLIENT_IP, SERVER_IP6, CLIENT_IP6, PACKETS))
+    sent = gen["sent"]
+    total = sum(sent.values())
+    print("sent", total, "in", gen["seconds"], "s:", sent,
+          "at live RC QPs:", gen["at_live_rc_qps"])
+    assert total >= PACKETS * 0.99, gen
+    assert gen["at_live_rc_qps"] >= PACKETS // 10, gen   # the transfer was live
+    assert_transfers_verified(runs, 2)
+
     by = lambda cat: sent.get(cat + "4", 0) + sent.get(cat + "6", 0)  # noqa: E731
     assert delta["rx_icrc_errors"] == by("bad_icrc"), (delta, sent)
     assert delta["rx_malformed"] >= by("malformed"), (delta, sent)
@@ -90,4 +103,37 @@ echo "=== runs"; cat /tmp/hostile.runs
     # transfer's own traffic may add a few duplicates but never removes.
     accounted = sum(delta[c] for c in DROP_COUNTERS)
     assert accounted >= total - lost, (accounted, total, delta)
+    assert delta["completion_errors"] == 0, delta
+
+
+STRANGER_IP, STRANGER_IP6 = "198.51.100.66", "2001:db8:5100::66"
+IN_WINDOW = 3000
+
+
+def test_in_window_requests_from_strangers_are_dropped(guest):
+    """An attacker on the peer's link sniffs the live QP numbers and PSNs
+    (AF_PACKET on veth1) and sends SEND and WRITE requests, in any opcode
+    order, at the PSNs sroce0's QP expects next, from addresses that are
+    not its peer (IPv4 and IPv6).  An RC QP takes packets only from the
+    peer its address vector names: every transfer still verifies and every
+    attacking packet is counted as dropped."""
+    guest.run_peer("ip addr add %s/24 dev veth1 && "
+                   "ip addr add %s/64 dev veth1 nodad" % (STRANGER_IP, STRANGER_IP6),
+                   check=True)
+    try:
+        gen, delta, lost, runs = attack_during_verified_transfers(
+            guest, "--src4 %s --dst4 %s --src6 %s --dst6 %s --live-dev sroce0 "
+            "--count %d --in-window --sniff-dev veth1 --peer4 %s" % (
+                STRANGER_IP, CLIENT_IP, STRANGER_IP6, CLIENT_IP6, IN_WINDOW,
+                SERVER_IP))
+    finally:
+        guest.run_peer("ip addr del %s/24 dev veth1; ip addr del %s/64 dev veth1"
+                       % (STRANGER_IP, STRANGER_IP6))
+    sent = sum(gen["sent"].values())
+    print("sent", gen)
+    assert sent >= IN_WINDOW * 0.99, gen
+    assert_transfers_verified(runs, 1)
+    # A QP can end between the sniff and the packet: then it finds no QP.
+    assert delta["rx_dropped"] + delta["rx_no_qp"] >= sent - lost, (delta, gen)
+    assert delta["rx_dropped"] >= sent // 2, (delta, gen)
     assert delta["completion_errors"] == 0, delta
