@@ -437,6 +437,7 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	qp->have_rwqe = false;
 	qp->nak_pending = false;
 	qp->write_resid = 0;
+	qp->resp_msg = 0;		/* ROCE_MSG_NONE */
 	qp->rd_res_head = qp->rd_res_tail = qp->rd_res_count = 0;
 	qp->msn = 0;
 	spin_unlock_bh(&qp->resp_lock);

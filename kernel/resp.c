@@ -10,6 +10,7 @@
 #include <linux/highmem.h>
 
 #include "proto/access.h"
+#include "proto/opseq.h"
 #include "proto/psn.h"
 #include "sroce.h"
 
@@ -298,6 +299,8 @@ static u8 resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 	u8 nak;
 
 	if (flags & ROCE_OPF_FIRST) {
+		if (pkt->reth.len > SROCE_MAX_MSG_SIZE)
+			return ROCE_NAK_INVALID_REQ;	/* beyond max_msg_sz */
 		nak = resp_check_remote(qp, pkt->reth.rkey, pkt->reth.va,
 					pkt->reth.len, IB_ACCESS_REMOTE_WRITE);
 		if (nak)
@@ -395,6 +398,11 @@ static u8 resp_read(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	u32 npsn;
 	u8 nak;
 
+	/* Beyond max_msg_sz, and at a small MTU its PSNs would cover half
+	 * the PSN space, where duplicates and gaps stop being told apart.
+	 */
+	if (pkt->reth.len > SROCE_MAX_MSG_SIZE)
+		return ROCE_NAK_INVALID_REQ;
 	nak = resp_check_remote(qp, pkt->reth.rkey, pkt->reth.va, pkt->reth.len,
 				IB_ACCESS_REMOTE_READ);
 	if (nak)
@@ -510,6 +518,15 @@ static void resp_duplicate(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	/* Forgotten: nothing safe to answer; the requester will retry or fail. */
 }
 
+/* UC: the message in progress is lost; drop until the next FIRST. */
+static void resp_uc_drop(struct sroce_qp *qp, u32 psn)
+{
+	qp->uc_drop = true;
+	qp->resp_msg = ROCE_MSG_NONE;
+	qp->epsn = psn_add(psn, 1);
+	sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
+}
+
 static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
 		       const struct roce_pkt_info *pkt)
 {
@@ -540,12 +557,25 @@ static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
 		qp->epsn = psn_add(psn, 1);
 		qp->write_resid = 0;
 		qp->recv_offset = 0;
+		qp->resp_msg = ROCE_MSG_NONE;
 		qp->uc_drop = !(flags & ROCE_OPF_FIRST);
 		if (qp->uc_drop) {
 			sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
 			return;
 		}
 		qp->epsn = psn;
+	}
+
+	if (!roce_opseq_ok(qp->resp_msg, flags)) {
+		if (rc) {
+			resp_fatal(qp, psn, ROCE_NAK_INVALID_REQ, rc);
+			return;
+		}
+		if (!(flags & ROCE_OPF_FIRST)) {
+			resp_uc_drop(qp, psn);
+			return;
+		}
+		qp->resp_msg = ROCE_MSG_NONE;	/* UC: a new message wins */
 	}
 
 	if (flags & ROCE_OPF_SEND)
@@ -566,20 +596,17 @@ static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
 	case RESP_HANDLED:
 		return;
 	case RESP_UC_DROP:
-		qp->uc_drop = true;
-		qp->epsn = psn_add(psn, 1);
-		sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
+		resp_uc_drop(qp, psn);
 		return;
 	default:
 		if (!rc) {
-			qp->uc_drop = true;
-			qp->epsn = psn_add(psn, 1);
-			sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
+			resp_uc_drop(qp, psn);
 			return;
 		}
 		resp_fatal(qp, psn, res, rc);
 		return;
 	}
+	qp->resp_msg = roce_opseq_next(qp->resp_msg, flags);
 	qp->epsn = psn_add(qp->epsn, 1);
 	if (rc && pkt->bth.ackreq &&
 	    !(flags & (ROCE_OPF_READ_REQ | ROCE_OPF_ATOMIC)))

@@ -652,6 +652,7 @@ struct sroce_qp {
 	u32 msn;
 	bool nak_pending;		/* a sequence NAK was sent */
 	bool uc_drop;			/* UC: skipping a broken message */
+	u8 resp_msg;			/* enum roce_msg_in_progress */
 	bool have_rwqe;
 	struct sroce_rwqe rwqe;		/* SEND in progress */
 	u32 recv_offset;
