@@ -582,6 +582,19 @@ static bool req_step(struct sroce_qp *qp)
 
 /* ---- the work -------------------------------------------------------------- */
 
+/* A receive WQE of a failed QP completes with a flush error. */
+void sroce_flush_recv(struct sroce_qp *qp, u64 wr_id)
+{
+	struct ib_wc wc = {
+		.wr_id = wr_id,
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = IB_WC_RECV,
+		.qp = &qp->ib,
+	};
+
+	sroce_cq_post(qp->rcq, &wc, false);
+}
+
 /*
  * Completes queued WQEs with a flush error after the QP failed, at most
  * @budget of them from each queue: the process can keep posting while we
@@ -630,17 +643,11 @@ static bool sroce_flush_queues(struct sroce_qp *qp, int budget)
 		WRITE_ONCE(rq->ring.ctrl->notify, SROCE_RQ_NEED_DOORBELL);
 		smp_mb();
 	}
+	sroce_resp_flush_rwqe(qp);
 	for (n = 0; rq && n < budget; n++) {
-		struct ib_wc wc = {
-			.status = IB_WC_WR_FLUSH_ERR,
-			.opcode = IB_WC_RECV,
-			.qp = &qp->ib,
-		};
-
 		if (sroce_rq_pop(rq, &rwqe))
 			break;
-		wc.wr_id = rwqe.wr_id;
-		sroce_cq_post(qp->rcq, &wc, false);
+		sroce_flush_recv(qp, rwqe.wr_id);
 	}
 	return more || (rq && n == budget);
 }

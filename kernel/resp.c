@@ -613,16 +613,36 @@ static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
 		resp_ack(qp, psn);
 }
 
+/*
+ * The receive WQE a multi-packet SEND (an SRQ's too) took and had not yet
+ * completed when the QP failed: it completes with a flush error like the
+ * WQEs still in the ring, or its consumer would wait for it forever.
+ */
+void sroce_resp_flush_rwqe(struct sroce_qp *qp)
+{
+	spin_lock_bh(&qp->resp_lock);
+	if (qp->have_rwqe) {
+		qp->have_rwqe = false;
+		sroce_flush_recv(qp, qp->rwqe.wr_id);
+	}
+	spin_unlock_bh(&qp->resp_lock);
+}
+
 void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		     const struct roce_pkt_info *pkt)
 {
-	enum ib_qp_state state = READ_ONCE(qp->state);
+	enum ib_qp_state state;
 
+	spin_lock_bh(&qp->resp_lock);
+	/* Under resp_lock: once the flush took the lock after the QP failed
+	 * (sroce_resp_flush_rwqe), no receive WQE can be taken any more.
+	 */
+	state = READ_ONCE(qp->state);
 	if (state < IB_QPS_RTR || state == IB_QPS_ERR) {
+		spin_unlock_bh(&qp->resp_lock);
 		sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
 		return;
 	}
-	spin_lock_bh(&qp->resp_lock);
 	if (qp->ib.qp_type == IB_QPT_UD || qp->ib.qp_type == IB_QPT_GSI)
 		resp_ud(qp, skb, pkt);
 	else

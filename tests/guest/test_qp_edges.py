@@ -48,6 +48,7 @@ def test_bogus_ring_index_fails_only_that_qp(guest, scenario):
     assert "PORT_ACTIVE" in r.stdout
 
 
-@pytest.mark.parametrize("scenario", ["modify-to-err", "reset-to-err", "flush-access"])
+@pytest.mark.parametrize("scenario", ["modify-to-err", "recv-mid-message", "reset-to-err",
+                                      "flush-access"])
 def test_requested_error_state(guest, scenario):
     run_tool(guest, scenario)

@@ -25,6 +25,10 @@
  *   flush-access     an RC QP moved to INIT with the RDMA FLUSH access flags:
  *                    EOPNOTSUPP (a feature sroce lacks; pyverbs then
  *                    skips), not EINVAL (a bad call).
+ *   recv-mid-message an RC QP that is receiving a 64 KiB SEND (its peer
+ *                    paced to 1 Mbit/s, so the message takes half a second)
+ *                    is moved to ERR halfway: the receive WQE the SEND took
+ *                    completes with a flush error like any other.
  *   reset-to-err     a QP in RESET asked to move to ERR: EINVAL, as every
  *                    device answers (ib_core's state table has no such
  *                    transition), and the QP stays in RESET.
@@ -344,6 +348,51 @@ void modify_to_err(Setup &s)
 	ibv_destroy_qp(peer);
 }
 
+void recv_mid_message(Setup &s)
+{
+	constexpr uint32_t kLong = 64 * 1024;
+	ibv_qp *sender = make_rc(s), *victim = make_rc(s);
+	void *buf = std::calloc(2, kLong);
+	ibv_mr *mr = ibv_reg_mr(s.pd, buf, 2 * kLong, IBV_ACCESS_LOCAL_WRITE);
+
+	if (!buf || !mr)
+		die("64 KiB MR", errno);
+	connect(s, sender, victim->qp_num);
+	connect(s, victim, sender->qp_num);
+	ibv_qp_rate_limit_attr rl{};
+	rl.rate_limit = 1000;	/* kbit/s: 64 packets of 1 KiB take ~0.5 s */
+	if (int err = ibv_modify_qp_rate_limit(sender, &rl))
+		die("ibv_modify_qp_rate_limit", err);
+
+	ibv_sge rsge{reinterpret_cast<uintptr_t>(buf), kLong, mr->lkey};
+	ibv_recv_wr rwr{}, *rbad;
+	rwr.wr_id = 300;
+	rwr.sg_list = &rsge;
+	rwr.num_sge = 1;
+	if (int err = ibv_post_recv(victim, &rwr, &rbad))
+		die("ibv_post_recv", err);
+	ibv_sge ssge{reinterpret_cast<uintptr_t>(buf) + kLong, kLong, mr->lkey};
+	ibv_send_wr swr{}, *sbad;
+	swr.wr_id = 400;
+	swr.sg_list = &ssge;
+	swr.num_sge = 1;
+	swr.opcode = IBV_WR_SEND;
+	if (int err = ibv_post_send(sender, &swr, &sbad))
+		die("ibv_post_send", err);
+	std::this_thread::sleep_for(std::chrono::milliseconds(200));
+
+	ibv_qp_attr a{};
+	a.qp_state = IBV_QPS_ERR;
+	if (int err = ibv_modify_qp(victim, &a, IBV_QP_STATE))
+		die("to ERR", err);
+	check(wait_error_completions(s, victim, 300, 1) == 1,
+	      "the receive the SEND had taken completed with a flush error");
+	ibv_destroy_qp(sender);
+	ibv_destroy_qp(victim);
+	ibv_dereg_mr(mr);
+	std::free(buf);
+}
+
 void flush_access(Setup &s)
 {
 	ibv_qp *qp = create_rc(s);
@@ -383,7 +432,7 @@ int main(int argc, char **argv)
 {
 	if (argc != 4) {
 		std::fprintf(stderr, "usage: %s DEV GID_INDEX sq-behind-fetch|sq-past-ring|rq-behind|"
-			     "modify-to-err|reset-to-err|flush-access\n",
+			     "modify-to-err|recv-mid-message|reset-to-err|flush-access\n",
 			     argv[0]);
 		return 2;
 	}
@@ -413,6 +462,8 @@ int main(int argc, char **argv)
 		rq_behind(s);
 	else if (scenario == "modify-to-err")
 		modify_to_err(s);
+	else if (scenario == "recv-mid-message")
+		recv_mid_message(s);
 	else if (scenario == "flush-access")
 		flush_access(s);
 	else if (scenario == "reset-to-err")
