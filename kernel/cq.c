@@ -9,9 +9,11 @@
  * as ib.cqe: so a request for SROCE_MAX_CQE gets exactly that, and a CQ
  * never reports more than the device's max_cqe.
  *
- * Overflow is fatal, as IBTA has it: the first completion that finds the
- * CQ full raises IB_EVENT_CQ_ERR, and from then on every post fails with
- * -ENOSPC (the QPs that complete here go to the error state).
+ * Overflow is fatal, as IBTA has it (11.6.3.1): the first completion that
+ * finds the CQ full raises IB_EVENT_CQ_ERR, and from then on nothing is
+ * posted to it.  The QP whose completion had no room has lost it, so it
+ * fails with a catastrophic error (IB_EVENT_QP_FATAL), and so does every
+ * QP that completes here later: sroce_cq_post() does that itself.
  */
 #include <linux/ktime.h>
 #include <linux/log2.h>
@@ -116,9 +118,11 @@ static void sroce_cq_err_event(struct sroce_cq *cq)
 
 /*
  * Callable from any context (softirq receive path, send work, verbs):
- * cq->lock is irq-safe, and the handlers run after it is dropped.
+ * cq->lock is irq-safe, and the handlers run after it is dropped.  The
+ * caller may hold its QP's sq_lock or resp_lock (sroce_qp_error is fine
+ * under either).
  */
-int sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc, bool solicited)
+void sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc, bool solicited)
 {
 	unsigned long flags;
 	bool fire = false, overflow = false;
@@ -127,7 +131,8 @@ int sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc, bool solicited)
 	spin_lock_irqsave(&cq->lock, flags);
 	if (cq->overflow) {
 		spin_unlock_irqrestore(&cq->lock, flags);
-		return -ENOSPC;
+		sroce_qp_error(to_sqp(wc->qp), IB_EVENT_QP_FATAL);
+		return;
 	}
 	/* A consumer index that is not behind us at all counts as full. */
 	if (sroce_cq_pending(cq) >= sroce_cq_capacity(cq)) {
@@ -164,11 +169,11 @@ unlock:
 
 	if (overflow) {
 		sroce_cq_err_event(cq);
-		return -ENOSPC;
+		sroce_qp_error(to_sqp(wc->qp), IB_EVENT_QP_FATAL);
+		return;
 	}
 	if (fire && cq->ib.comp_handler)
 		cq->ib.comp_handler(&cq->ib, cq->ib.cq_context);
-	return 0;
 }
 
 /* Allocates (and for a user CQ exports) a ring for @cqe completions. */

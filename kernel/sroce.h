@@ -371,7 +371,7 @@ static inline struct sroce_cq *to_scq(struct ib_cq *cq)
  * translated.  Raises the completion event when armed.  -ENOSPC (and an
  * IB_EVENT_CQ_ERR) when the CQ overflows.
  */
-int sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc, bool solicited);
+void sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc, bool solicited);
 
 int sroce_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
 		    struct ib_udata *udata);

@@ -40,7 +40,8 @@ def run_tool(guest, scenario):
     assert "0 checks failed" in r.stdout, r
 
 
-@pytest.mark.parametrize("scenario", ["sq-behind-fetch", "sq-past-ring", "rq-behind"])
+@pytest.mark.parametrize("scenario", ["sq-behind-fetch", "sq-past-ring", "rq-behind",
+                                      "cq-overflow"])
 def test_bogus_ring_index_fails_only_that_qp(guest, scenario):
     run_tool(guest, scenario)
     # The device still works for everybody else.

@@ -25,6 +25,10 @@
  *   flush-access     an RC QP moved to INIT with the RDMA FLUSH access flags:
  *                    EOPNOTSUPP (a feature sroce lacks; pyverbs then
  *                    skips), not EINVAL (a bad call).
+ *   cq-overflow      an RC QP whose send CQ is never polled completes more
+ *                    sends than the CQ holds: IBV_EVENT_CQ_ERR for the CQ,
+ *                    and the QP that lost a completion goes to ERR with
+ *                    IBV_EVENT_QP_FATAL, as IBTA has it.
  *   recv-mid-message an RC QP that is receiving a 64 KiB SEND (its peer
  *                    paced to 1 Mbit/s, so the message takes half a second)
  *                    is moved to ERR halfway: the receive WQE the SEND took
@@ -252,8 +256,9 @@ bool wait_event(Setup &s, ibv_qp *qp, ibv_event_type type,
 		ibv_async_event ev;
 		if (ibv_get_async_event(s.ctx, &ev))
 			die("ibv_get_async_event", errno);
+		/* CQ events name a CQ, not a QP: asked for with qp == nullptr. */
 		const bool hit = (ev.event_type == type || type == kAnyEvent) &&
-				 ev.element.qp == qp;
+				 (qp ? ev.element.qp == qp : ev.event_type == IBV_EVENT_CQ_ERR);
 		std::printf("async event: %s\n", ibv_event_type_str(ev.event_type));
 		ibv_ack_async_event(&ev);
 		if (hit)
@@ -348,6 +353,41 @@ void modify_to_err(Setup &s)
 	ibv_destroy_qp(peer);
 }
 
+void cq_overflow(Setup &s)
+{
+	ibv_cq *small = ibv_create_cq(s.ctx, 4, nullptr, nullptr, 0);
+	if (!small)
+		die("ibv_create_cq", errno);
+	ibv_qp_init_attr init{};
+	init.send_cq = small;
+	init.recv_cq = s.cq;
+	init.cap.max_send_wr = init.cap.max_recv_wr = 64;
+	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
+	init.qp_type = IBV_QPT_RC;
+	ibv_qp *qp = ibv_create_qp(s.pd, &init), *peer = make_rc(s);
+	if (!qp)
+		die("ibv_create_qp", errno);
+	ibv_qp_attr a{};
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	if (int err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+						    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		die("to INIT", err);
+	connect(s, qp, peer->qp_num);
+	connect(s, peer, qp->qp_num);
+	const int n = small->cqe + 4;
+	std::printf("CQ holds %d, sending %d\n", small->cqe, n);
+	post_recvs(s, peer, n);
+	post_sends(s, qp, n);
+	check(wait_event(s, nullptr, IBV_EVENT_CQ_ERR), "IBV_EVENT_CQ_ERR raised");
+	check(wait_state(qp, IBV_QPS_ERR), "the QP that lost a completion is in ERR");
+	check(wait_event(s, qp, IBV_EVENT_QP_FATAL), "IBV_EVENT_QP_FATAL raised for it");
+	check(qp_state(peer) == IBV_QPS_RTS, "its peer, whose CQ had room, is not");
+	ibv_destroy_qp(qp);
+	ibv_destroy_qp(peer);
+	ibv_destroy_cq(small);
+}
+
 void recv_mid_message(Setup &s)
 {
 	constexpr uint32_t kLong = 64 * 1024;
@@ -432,7 +472,7 @@ int main(int argc, char **argv)
 {
 	if (argc != 4) {
 		std::fprintf(stderr, "usage: %s DEV GID_INDEX sq-behind-fetch|sq-past-ring|rq-behind|"
-			     "modify-to-err|recv-mid-message|reset-to-err|flush-access\n",
+			     "modify-to-err|cq-overflow|recv-mid-message|reset-to-err|flush-access\n",
 			     argv[0]);
 		return 2;
 	}
@@ -462,6 +502,8 @@ int main(int argc, char **argv)
 		rq_behind(s);
 	else if (scenario == "modify-to-err")
 		modify_to_err(s);
+	else if (scenario == "cq-overflow")
+		cq_overflow(s);
 	else if (scenario == "recv-mid-message")
 		recv_mid_message(s);
 	else if (scenario == "flush-access")
