@@ -127,7 +127,7 @@ static void sroce_send_work(struct work_struct *work)
 	sroce_qp_run_send(container_of(work, struct sroce_qp, send_work));
 }
 
-static void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
+void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
 {
 	struct ib_event ev = {
 		.device = qp->ib.device,
@@ -493,6 +493,8 @@ static void sroce_apply_attrs(struct sroce_qp *qp, struct ib_qp_attr *attr,
 {
 	if (mask & IB_QP_ACCESS_FLAGS)
 		qp->access = attr->qp_access_flags;
+	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
+		qp->sqd_notify = attr->en_sqd_async_notify;
 	if (mask & IB_QP_QKEY)
 		qp->qkey = attr->qkey;
 	if (mask & IB_QP_AV) {
@@ -621,12 +623,15 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	} else if (new != IB_QPS_RESET) {
 		spin_lock_bh(&qp->state_lock);
 		qp->state = new;
-		qp->sq_draining = new == IB_QPS_SQD;
+		/* Draining starts with the move to SQD, not with SQD -> SQD. */
+		if (new != cur)
+			WRITE_ONCE(qp->sq_draining, new == IB_QPS_SQD);
 		spin_unlock_bh(&qp->state_lock);
 		if (mask & IB_QP_RATE_LIMIT)
 			sroce_cc_set_qp_limit(qp, attr->rate_limit,
 					      cmd.max_burst_bytes);
-		if (new == IB_QPS_RTS)
+		/* RTS: go on; SQD: the engine tells when it has drained. */
+		if (new == IB_QPS_RTS || (new == IB_QPS_SQD && new != cur))
 			sroce_qp_schedule_send(qp);
 	}
 	err = 0;

@@ -227,6 +227,30 @@ static void sq_post_cqe(struct sroce_qp *qp, struct sroce_swqe *s)
  * Retires finished WQEs in order: a completion for each signaled or failed
  * one, and their slots back to the producer.  Caller holds sq_lock.
  */
+/*
+ * SQD (IBTA 10.3.1): the requester begins no new WQE and finishes the
+ * messages it has begun; once each of those has completed the SQ is
+ * drained: sq_draining drops and IB_EVENT_SQ_DRAINED is raised if the
+ * consumer asked for it.  WQEs posted meanwhile wait for RTS.
+ */
+static bool req_drain_holds(const struct sroce_qp *qp, const struct sroce_swqe *s)
+{
+	return READ_ONCE(qp->state) == IB_QPS_SQD && !s->npsn;
+}
+
+/* Caller holds sq_lock. */
+static void req_check_drained(struct sroce_qp *qp)
+{
+	if (!READ_ONCE(qp->sq_draining) || READ_ONCE(qp->state) != IB_QPS_SQD)
+		return;
+	if (qp->retire != qp->req_cur ||
+	    (qp->req_cur != qp->fetch && sroce_swqe(qp, qp->req_cur)->npsn))
+		return;
+	WRITE_ONCE(qp->sq_draining, false);
+	if (qp->sqd_notify)
+		sroce_qp_event(qp, IB_EVENT_SQ_DRAINED);
+}
+
 void sroce_sq_retire(struct sroce_qp *qp)
 {
 	while (qp->retire != qp->fetch) {
@@ -247,6 +271,7 @@ void sroce_sq_retire(struct sroce_qp *qp)
 		    (s->wqe.send_flags & IB_SEND_SIGNALED))
 			sq_post_cqe(qp, s);
 	}
+	req_check_drained(qp);
 }
 
 /* A WQE failed locally: complete it with @status and fail the QP. */
@@ -545,6 +570,8 @@ static bool req_step(struct sroce_qp *qp)
 	if (qp->req_cur == qp->fetch)
 		return false;
 	s = sroce_swqe(qp, qp->req_cur);
+	if (req_drain_holds(qp, s))
+		return false;
 	if (s->status != IB_WC_SUCCESS) {
 		req_fail(qp, s, s->status);
 		return true;
@@ -698,6 +725,7 @@ bool sroce_send_engine(struct sroce_qp *qp)
 		if (did)
 			continue;
 		spin_lock_bh(&qp->sq_lock);
+		req_check_drained(qp);
 		sleep = sroce_sq_may_sleep(qp);
 		spin_unlock_bh(&qp->sq_lock);
 		if (sleep)

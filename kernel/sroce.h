@@ -572,7 +572,8 @@ struct sroce_qp {
 	struct mutex modify_lock;	/* serialises verbs on the QP */
 	spinlock_t state_lock;		/* state vs the data path */
 	enum ib_qp_state state;
-	bool sq_draining;		/* SQD requested */
+	bool sq_draining;		/* in SQD, not yet drained (req.c) */
+	bool sqd_notify;		/* raise IB_EVENT_SQ_DRAINED then */
 	u32 dest_qpn;
 	u32 qkey;
 	int access;			/* IB_ACCESS_REMOTE_* */
@@ -757,6 +758,7 @@ enum hrtimer_restart sroce_linger_timer(struct hrtimer *t);
 void sroce_sq_worked(struct sroce_qp *qp);
 bool sroce_sq_may_sleep(struct sroce_qp *qp);
 bool sroce_req_window_full(const struct sroce_qp *qp);
+void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
 void sroce_flush_recv(struct sroce_qp *qp, u64 wr_id);
 void sroce_resp_flush_rwqe(struct sroce_qp *qp);
 bool sroce_sq_needs_run(struct sroce_qp *qp);

@@ -29,6 +29,11 @@
  *                    sends than the CQ holds: IBV_EVENT_CQ_ERR for the CQ,
  *                    and the QP that lost a completion goes to ERR with
  *                    IBV_EVENT_QP_FATAL, as IBTA has it.
+ *   sqd-drain        an RC QP paced to 1 Mbit/s with a 64 KiB SEND on the
+ *                    wire and another queued is moved to SQD: it reports
+ *                    sq_draining, finishes the first SEND, raises
+ *                    IBV_EVENT_SQ_DRAINED, leaves the second alone until it
+ *                    is moved back to RTS, and then sends it.
  *   recv-mid-message an RC QP that is receiving a 64 KiB SEND (its peer
  *                    paced to 1 Mbit/s, so the message takes half a second)
  *                    is moved to ERR halfway: the receive WQE the SEND took
@@ -220,10 +225,15 @@ bool wait_state(ibv_qp *qp, ibv_qp_state want)
 	return true;
 }
 
-/* Completions of `qp` with wr_id in [lo, lo + n), all errors: counted. */
-int wait_error_completions(Setup &s, ibv_qp *qp, uint64_t lo, int n)
+/*
+ * Completions of `qp` with wr_id in [lo, lo + n) and the status wanted
+ * (success, or any error): counted.  Prints every completion it polls.
+ */
+enum class Want { success, error };
+int wait_completions(Setup &s, ibv_qp *qp, uint64_t lo, int n, Want want,
+		     std::chrono::milliseconds limit = kLimit)
 {
-	const auto end = std::chrono::steady_clock::now() + kLimit;
+	const auto end = std::chrono::steady_clock::now() + limit;
 	int got = 0;
 
 	while (got < n && std::chrono::steady_clock::now() < end) {
@@ -236,11 +246,18 @@ int wait_error_completions(Setup &s, ibv_qp *qp, uint64_t lo, int n)
 			std::this_thread::sleep_for(std::chrono::milliseconds(5));
 			continue;
 		}
+		std::printf("completion: wr_id %llu %s\n", (unsigned long long)wc.wr_id,
+			    ibv_wc_status_str(wc.status));
 		if (wc.qp_num == qp->qp_num && wc.wr_id >= lo && wc.wr_id < lo + n &&
-		    wc.status != IBV_WC_SUCCESS)
+		    (wc.status == IBV_WC_SUCCESS) == (want == Want::success))
 			got++;
 	}
 	return got;
+}
+
+int wait_error_completions(Setup &s, ibv_qp *qp, uint64_t lo, int n)
+{
+	return wait_completions(s, qp, lo, n, Want::error);
 }
 
 /* True if `type` arrives for `qp` within `limit`; prints every event. */
@@ -388,49 +405,111 @@ void cq_overflow(Setup &s)
 	ibv_destroy_cq(small);
 }
 
-void recv_mid_message(Setup &s)
+/*
+ * Two connected RC QPs and a buffer for two long messages, the sender
+ * paced to 1 Mbit/s: a 64 KiB SEND (64 packets of 1 KiB) is on the wire
+ * for about half a second, long enough to act on the QPs meanwhile.
+ */
+struct PacedPair {
+	static constexpr uint32_t kLong = 64 * 1024;
+	ibv_qp *sender = nullptr, *receiver = nullptr;
+	void *buf = nullptr;
+	ibv_mr *mr = nullptr;
+
+	explicit PacedPair(Setup &s)
+		: sender(make_rc(s)), receiver(make_rc(s)), buf(std::calloc(2, kLong))
+	{
+		mr = buf ? ibv_reg_mr(s.pd, buf, 2 * kLong, IBV_ACCESS_LOCAL_WRITE) : nullptr;
+		if (!mr)
+			die("64 KiB MR", errno);
+		connect(s, sender, receiver->qp_num);
+		connect(s, receiver, sender->qp_num);
+		ibv_qp_rate_limit_attr rl{};
+		rl.rate_limit = 1000;	/* kbit/s */
+		if (int err = ibv_modify_qp_rate_limit(sender, &rl))
+			die("ibv_modify_qp_rate_limit", err);
+	}
+	~PacedPair()
+	{
+		ibv_destroy_qp(sender);
+		ibv_destroy_qp(receiver);
+		ibv_dereg_mr(mr);
+		std::free(buf);
+	}
+
+	void post_recv(uint64_t wr_id)
+	{
+		ibv_sge sge{reinterpret_cast<uintptr_t>(buf), kLong, mr->lkey};
+		ibv_recv_wr wr{}, *bad;
+		wr.wr_id = wr_id;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		if (int err = ibv_post_recv(receiver, &wr, &bad))
+			die("ibv_post_recv", err);
+	}
+	void post_send(uint64_t wr_id)
+	{
+		ibv_sge sge{reinterpret_cast<uintptr_t>(buf) + kLong, kLong, mr->lkey};
+		ibv_send_wr wr{}, *bad;
+		wr.wr_id = wr_id;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = IBV_WR_SEND;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		if (int err = ibv_post_send(sender, &wr, &bad))
+			die("ibv_post_send", err);
+	}
+};
+
+void sqd_drain(Setup &s)
 {
-	constexpr uint32_t kLong = 64 * 1024;
-	ibv_qp *sender = make_rc(s), *victim = make_rc(s);
-	void *buf = std::calloc(2, kLong);
-	ibv_mr *mr = ibv_reg_mr(s.pd, buf, 2 * kLong, IBV_ACCESS_LOCAL_WRITE);
+	PacedPair p(s);
+	ibv_qp *qp = p.sender;
 
-	if (!buf || !mr)
-		die("64 KiB MR", errno);
-	connect(s, sender, victim->qp_num);
-	connect(s, victim, sender->qp_num);
-	ibv_qp_rate_limit_attr rl{};
-	rl.rate_limit = 1000;	/* kbit/s: 64 packets of 1 KiB take ~0.5 s */
-	if (int err = ibv_modify_qp_rate_limit(sender, &rl))
-		die("ibv_modify_qp_rate_limit", err);
-
-	ibv_sge rsge{reinterpret_cast<uintptr_t>(buf), kLong, mr->lkey};
-	ibv_recv_wr rwr{}, *rbad;
-	rwr.wr_id = 300;
-	rwr.sg_list = &rsge;
-	rwr.num_sge = 1;
-	if (int err = ibv_post_recv(victim, &rwr, &rbad))
-		die("ibv_post_recv", err);
-	ibv_sge ssge{reinterpret_cast<uintptr_t>(buf) + kLong, kLong, mr->lkey};
-	ibv_send_wr swr{}, *sbad;
-	swr.wr_id = 400;
-	swr.sg_list = &ssge;
-	swr.num_sge = 1;
-	swr.opcode = IBV_WR_SEND;
-	if (int err = ibv_post_send(sender, &swr, &sbad))
-		die("ibv_post_send", err);
-	std::this_thread::sleep_for(std::chrono::milliseconds(200));
+	for (int i = 0; i < 2; i++) {
+		p.post_recv(500 + i);
+		p.post_send(600 + i);
+	}
+	std::this_thread::sleep_for(std::chrono::milliseconds(100));
 
 	ibv_qp_attr a{};
+	a.qp_state = IBV_QPS_SQD;
+	a.en_sqd_async_notify = 1;
+	if (int err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY))
+		die("to SQD", err);
+	ibv_qp_attr q{};
+	ibv_qp_init_attr qi{};
+	if (int err = ibv_query_qp(qp, &q, IBV_QP_STATE, &qi))
+		die("ibv_query_qp", err);
+	check(q.qp_state == IBV_QPS_SQD && q.sq_draining,
+	      "in SQD and draining while the first SEND is on the wire");
+	check(wait_event(s, qp, IBV_EVENT_SQ_DRAINED), "IBV_EVENT_SQ_DRAINED raised");
+	check(wait_completions(s, qp, 600, 1, Want::success, std::chrono::milliseconds(500)) == 1,
+	      "the SEND begun before SQD completed");
+	check(wait_completions(s, qp, 601, 1, Want::success, std::chrono::milliseconds(1500)) == 0,
+	      "the queued SEND waits while the QP is in SQD");
+	if (int err = ibv_query_qp(qp, &q, IBV_QP_STATE, &qi))
+		die("ibv_query_qp", err);
+	check(!q.sq_draining, "no longer draining once drained");
+	a.qp_state = IBV_QPS_RTS;
+	if (int err = ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		die("SQD to RTS", err);
+	check(wait_completions(s, qp, 601, 1, Want::success) == 1, "back in RTS it is sent");
+}
+
+void recv_mid_message(Setup &s)
+{
+	PacedPair p(s);
+
+	p.post_recv(300);
+	p.post_send(400);
+	std::this_thread::sleep_for(std::chrono::milliseconds(200));
+	ibv_qp_attr a{};
 	a.qp_state = IBV_QPS_ERR;
-	if (int err = ibv_modify_qp(victim, &a, IBV_QP_STATE))
+	if (int err = ibv_modify_qp(p.receiver, &a, IBV_QP_STATE))
 		die("to ERR", err);
-	check(wait_error_completions(s, victim, 300, 1) == 1,
+	check(wait_error_completions(s, p.receiver, 300, 1) == 1,
 	      "the receive the SEND had taken completed with a flush error");
-	ibv_destroy_qp(sender);
-	ibv_destroy_qp(victim);
-	ibv_dereg_mr(mr);
-	std::free(buf);
 }
 
 void flush_access(Setup &s)
@@ -472,7 +551,8 @@ int main(int argc, char **argv)
 {
 	if (argc != 4) {
 		std::fprintf(stderr, "usage: %s DEV GID_INDEX sq-behind-fetch|sq-past-ring|rq-behind|"
-			     "modify-to-err|cq-overflow|recv-mid-message|reset-to-err|flush-access\n",
+			     "modify-to-err|cq-overflow|sqd-drain|recv-mid-message|reset-to-err|"
+			     "flush-access\n",
 			     argv[0]);
 		return 2;
 	}
@@ -504,6 +584,8 @@ int main(int argc, char **argv)
 		modify_to_err(s);
 	else if (scenario == "cq-overflow")
 		cq_overflow(s);
+	else if (scenario == "sqd-drain")
+		sqd_drain(s);
 	else if (scenario == "recv-mid-message")
 		recv_mid_message(s);
 	else if (scenario == "flush-access")
