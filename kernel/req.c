@@ -60,29 +60,37 @@ static bool is_local_op(u32 opcode)
 	       opcode == IB_WR_BIND_MW;
 }
 
+/* The per-QP-type policy of the ABI header, which the provider offers. */
 static bool opcode_allowed(const struct sroce_qp *qp, u32 opcode)
 {
-	switch (opcode) {
-	case IB_WR_SEND:
-	case IB_WR_SEND_WITH_IMM:
-		return true;
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-	case IB_WR_SEND_WITH_INV:
-		return !qp_is_ud(qp);
-	case IB_WR_RDMA_READ:
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		return qp_is_rc(qp);
-	case IB_WR_LOCAL_INV:
-		return !qp_is_ud(qp);
-	case IB_WR_REG_MR:
-		return !qp->user && !qp_is_ud(qp);
-	case IB_WR_BIND_MW:		/* windows are a user-space feature */
-		return qp->user && !qp_is_ud(qp);
-	default:
+	u32 allowed = qp_is_rc(qp) ? SROCE_RC_WR_OPCODES :
+		      qp_is_ud(qp) ? SROCE_UD_WR_OPCODES : SROCE_UC_WR_OPCODES;
+
+	BUILD_BUG_ON(IB_WR_RDMA_WRITE != SROCE_WR_RDMA_WRITE ||
+		     IB_WR_RDMA_WRITE_WITH_IMM != SROCE_WR_RDMA_WRITE_WITH_IMM ||
+		     IB_WR_SEND != SROCE_WR_SEND ||
+		     IB_WR_SEND_WITH_IMM != SROCE_WR_SEND_WITH_IMM ||
+		     IB_WR_RDMA_READ != SROCE_WR_RDMA_READ ||
+		     IB_WR_ATOMIC_CMP_AND_SWP != SROCE_WR_ATOMIC_CMP_AND_SWP ||
+		     IB_WR_ATOMIC_FETCH_AND_ADD != SROCE_WR_ATOMIC_FETCH_AND_ADD ||
+		     IB_WR_LOCAL_INV != SROCE_WR_LOCAL_INV ||
+		     IB_WR_BIND_MW != SROCE_WR_BIND_MW ||
+		     IB_WR_SEND_WITH_INV != SROCE_WR_SEND_WITH_INV);
+	BUILD_BUG_ON(IB_SEND_FENCE != SROCE_SEND_FENCE ||
+		     IB_SEND_SIGNALED != SROCE_SEND_SIGNALED ||
+		     IB_SEND_SOLICITED != SROCE_SEND_SOLICITED ||
+		     IB_SEND_INLINE != SROCE_SEND_INLINE);
+	BUILD_BUG_ON(IB_ACCESS_REMOTE_WRITE != SROCE_ACCESS_REMOTE_WRITE ||
+		     IB_ACCESS_REMOTE_READ != SROCE_ACCESS_REMOTE_READ ||
+		     IB_ACCESS_REMOTE_ATOMIC != SROCE_ACCESS_REMOTE_ATOMIC ||
+		     IB_ZERO_BASED != SROCE_ACCESS_ZERO_BASED);
+	/* Fast registration: kernel consumers' counterpart of a window. */
+	if (opcode == IB_WR_REG_MR)
+		return !qp->user && qp_is_rc(qp);
+	if (opcode >= 32 || !(allowed & SROCE_WR_BIT(opcode)))
 		return false;
-	}
+	/* Windows are a user-space feature. */
+	return opcode != IB_WR_BIND_MW || qp->user;
 }
 
 enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode)

@@ -62,19 +62,24 @@ constexpr bool can_post_recv(ibv_qp_state state)
 	return state != IBV_QPS_RESET;
 }
 
-/* The ibv_wr_* operations each QP type supports (cf. wr_opcodes_for). */
-constexpr uint64_t kRcSendOps =
-	IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
-	IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
-	IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-	IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV |
-	IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_BIND_MW;
-constexpr uint64_t kUcSendOps =
-	IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
-	IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
-	IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_BIND_MW;
-constexpr uint64_t kUdSendOps =
-	IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+/*
+ * The ibv_wr_* operations each QP type supports: IBV_QP_EX_WITH_X is bit
+ * IBV_WR_X, so they are the same policy (wr_opcodes_for).
+ */
+static_assert(IBV_QP_EX_WITH_RDMA_WRITE == 1u << IBV_WR_RDMA_WRITE &&
+	      IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM == 1u << IBV_WR_RDMA_WRITE_WITH_IMM &&
+	      IBV_QP_EX_WITH_SEND == 1u << IBV_WR_SEND &&
+	      IBV_QP_EX_WITH_SEND_WITH_IMM == 1u << IBV_WR_SEND_WITH_IMM &&
+	      IBV_QP_EX_WITH_RDMA_READ == 1u << IBV_WR_RDMA_READ &&
+	      IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP == 1u << IBV_WR_ATOMIC_CMP_AND_SWP &&
+	      IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD == 1u << IBV_WR_ATOMIC_FETCH_AND_ADD &&
+	      IBV_QP_EX_WITH_LOCAL_INV == 1u << IBV_WR_LOCAL_INV &&
+	      IBV_QP_EX_WITH_BIND_MW == 1u << IBV_WR_BIND_MW &&
+	      IBV_QP_EX_WITH_SEND_WITH_INV == 1u << IBV_WR_SEND_WITH_INV,
+	      "send_ops bits are ibv_wr_opcode positions");
+constexpr uint64_t kRcSendOps = kRcWrOpcodes;
+constexpr uint64_t kUcSendOps = kUcWrOpcodes;
+constexpr uint64_t kUdSendOps = kUdWrOpcodes;
 
 constexpr uint64_t send_ops_for(ibv_qp_type type)
 {

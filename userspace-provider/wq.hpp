@@ -26,22 +26,33 @@ constexpr uint32_t wr_opcode_bit(ibv_wr_opcode op)
 	return 1u << static_cast<unsigned>(op);
 }
 
-/* Opcodes per QP type, as the IBA allows them on a RoCE port. */
-constexpr uint32_t kRcWrOpcodes =
-	wr_opcode_bit(IBV_WR_SEND) | wr_opcode_bit(IBV_WR_SEND_WITH_IMM) |
-	wr_opcode_bit(IBV_WR_SEND_WITH_INV) | wr_opcode_bit(IBV_WR_RDMA_WRITE) |
-	wr_opcode_bit(IBV_WR_RDMA_WRITE_WITH_IMM) |
-	wr_opcode_bit(IBV_WR_RDMA_READ) |
-	wr_opcode_bit(IBV_WR_ATOMIC_CMP_AND_SWP) |
-	wr_opcode_bit(IBV_WR_ATOMIC_FETCH_AND_ADD) |
-	wr_opcode_bit(IBV_WR_LOCAL_INV) | wr_opcode_bit(IBV_WR_BIND_MW);
-constexpr uint32_t kUcWrOpcodes =
-	wr_opcode_bit(IBV_WR_SEND) | wr_opcode_bit(IBV_WR_SEND_WITH_IMM) |
-	wr_opcode_bit(IBV_WR_RDMA_WRITE) |
-	wr_opcode_bit(IBV_WR_RDMA_WRITE_WITH_IMM) |
-	wr_opcode_bit(IBV_WR_SEND_WITH_INV) | wr_opcode_bit(IBV_WR_BIND_MW);
-constexpr uint32_t kUdWrOpcodes =
-	wr_opcode_bit(IBV_WR_SEND) | wr_opcode_bit(IBV_WR_SEND_WITH_IMM);
+/* Opcodes per QP type: the ABI header's one policy, which the kernel
+ * enforces, in ibv_wr_opcode values (asserted equal to SROCE_WR_*).
+ */
+static_assert(IBV_WR_RDMA_WRITE == SROCE_WR_RDMA_WRITE &&
+	      IBV_WR_RDMA_WRITE_WITH_IMM == SROCE_WR_RDMA_WRITE_WITH_IMM &&
+	      IBV_WR_SEND == SROCE_WR_SEND &&
+	      IBV_WR_SEND_WITH_IMM == SROCE_WR_SEND_WITH_IMM &&
+	      IBV_WR_RDMA_READ == SROCE_WR_RDMA_READ &&
+	      IBV_WR_ATOMIC_CMP_AND_SWP == SROCE_WR_ATOMIC_CMP_AND_SWP &&
+	      IBV_WR_ATOMIC_FETCH_AND_ADD == SROCE_WR_ATOMIC_FETCH_AND_ADD &&
+	      IBV_WR_LOCAL_INV == SROCE_WR_LOCAL_INV &&
+	      IBV_WR_BIND_MW == SROCE_WR_BIND_MW &&
+	      IBV_WR_SEND_WITH_INV == SROCE_WR_SEND_WITH_INV,
+	      "WQE opcodes are libibverbs' values");
+static_assert(IBV_SEND_FENCE == SROCE_SEND_FENCE &&
+	      IBV_SEND_SIGNALED == SROCE_SEND_SIGNALED &&
+	      IBV_SEND_SOLICITED == SROCE_SEND_SOLICITED &&
+	      IBV_SEND_INLINE == SROCE_SEND_INLINE,
+	      "WQE send_flags are libibverbs' values");
+static_assert(IBV_ACCESS_REMOTE_WRITE == SROCE_ACCESS_REMOTE_WRITE &&
+	      IBV_ACCESS_REMOTE_READ == SROCE_ACCESS_REMOTE_READ &&
+	      IBV_ACCESS_REMOTE_ATOMIC == SROCE_ACCESS_REMOTE_ATOMIC &&
+	      IBV_ACCESS_ZERO_BASED == SROCE_ACCESS_ZERO_BASED,
+	      "bind access bits are libibverbs' values");
+constexpr uint32_t kRcWrOpcodes = SROCE_RC_WR_OPCODES;
+constexpr uint32_t kUcWrOpcodes = SROCE_UC_WR_OPCODES;
+constexpr uint32_t kUdWrOpcodes = SROCE_UD_WR_OPCODES;
 
 /* 0 for QP types without a send queue we drive (XRC, raw packet, ...). */
 constexpr uint32_t wr_opcodes_for(ibv_qp_type type)

@@ -15,6 +15,12 @@
 #else
 #define SROCE_STATIC_ASSERT(c, m) _Static_assert(c, m)
 #endif
+/* Where a field sits: pinned for everything in shared memory, not only the
+ * sizes (a reordering that keeps a size would otherwise pass).
+ */
+#define SROCE_ASSERT_OFFSET(type, field, off)					\
+	SROCE_STATIC_ASSERT(__builtin_offsetof(struct type, field) == (off),	\
+			    #type "." #field " offset")
 
 /* uverbs ABI version: the provider accepts exactly this one. */
 #define SROCE_UVERBS_ABI_VERSION 1
@@ -61,6 +67,9 @@ struct sroce_ring_ctrl {
 	__u32 pad2[15];
 };
 SROCE_STATIC_ASSERT(sizeof(struct sroce_ring_ctrl) == 192, "sroce_ring_ctrl layout");
+SROCE_ASSERT_OFFSET(sroce_ring_ctrl, producer, 0);
+SROCE_ASSERT_OFFSET(sroce_ring_ctrl, consumer, 64);
+SROCE_ASSERT_OFFSET(sroce_ring_ctrl, notify, 128);
 
 #define SROCE_RING_SLOTS_OFFSET 256
 
@@ -99,13 +108,61 @@ struct sroce_sge {
 };
 SROCE_STATIC_ASSERT(sizeof(struct sroce_sge) == 16, "sroce_sge layout");
 
+/*
+ * WQE opcodes: the values of libibverbs' enum ibv_wr_opcode, which are
+ * the kernel's IB_WR_* for the same operations (both sides assert it).
+ */
+#define SROCE_WR_RDMA_WRITE		0
+#define SROCE_WR_RDMA_WRITE_WITH_IMM	1
+#define SROCE_WR_SEND			2
+#define SROCE_WR_SEND_WITH_IMM		3
+#define SROCE_WR_RDMA_READ		4
+#define SROCE_WR_ATOMIC_CMP_AND_SWP	5
+#define SROCE_WR_ATOMIC_FETCH_AND_ADD	6
+#define SROCE_WR_LOCAL_INV		7
+#define SROCE_WR_BIND_MW		8
+#define SROCE_WR_SEND_WITH_INV		9
+
+/*
+ * Which opcodes each QP type takes, one bit per opcode above: the one
+ * policy the kernel enforces and the provider offers (as ibv_wr_opcode
+ * values and as the IBV_QP_EX_WITH_* bits, which use the same positions).
+ * As rxe: local invalidation on RC only, windows on RC and UC, READ and
+ * atomics on RC, UD sends only.
+ */
+#define SROCE_WR_BIT(op)	(1u << (op))
+#define SROCE_UD_WR_OPCODES	(SROCE_WR_BIT(SROCE_WR_SEND) |			\
+				 SROCE_WR_BIT(SROCE_WR_SEND_WITH_IMM))
+#define SROCE_UC_WR_OPCODES	(SROCE_UD_WR_OPCODES |				\
+				 SROCE_WR_BIT(SROCE_WR_SEND_WITH_INV) |		\
+				 SROCE_WR_BIT(SROCE_WR_RDMA_WRITE) |		\
+				 SROCE_WR_BIT(SROCE_WR_RDMA_WRITE_WITH_IMM) |	\
+				 SROCE_WR_BIT(SROCE_WR_BIND_MW))
+#define SROCE_RC_WR_OPCODES	(SROCE_UC_WR_OPCODES |				\
+				 SROCE_WR_BIT(SROCE_WR_RDMA_READ) |		\
+				 SROCE_WR_BIT(SROCE_WR_ATOMIC_CMP_AND_SWP) |	\
+				 SROCE_WR_BIT(SROCE_WR_ATOMIC_FETCH_AND_ADD) |	\
+				 SROCE_WR_BIT(SROCE_WR_LOCAL_INV))
+
+/* WQE send_flags: libibverbs' ibv_send_flags, the kernel's IB_SEND_*. */
+#define SROCE_SEND_FENCE	(1u << 0)
+#define SROCE_SEND_SIGNALED	(1u << 1)
+#define SROCE_SEND_SOLICITED	(1u << 2)
+#define SROCE_SEND_INLINE	(1u << 3)
+
+/* Bind access: libibverbs' ibv_access_flags, the kernel's IB_ACCESS_*. */
+#define SROCE_ACCESS_REMOTE_WRITE	(1u << 1)
+#define SROCE_ACCESS_REMOTE_READ	(1u << 2)
+#define SROCE_ACCESS_REMOTE_ATOMIC	(1u << 3)
+#define SROCE_ACCESS_ZERO_BASED		(1u << 5)
+
 /* Send queue slot: this header, then num_sge sroce_sge or inline_len
  * bytes of inline data.
  */
 struct sroce_send_wqe {
 	__aligned_u64 wr_id;
-	__u32 opcode;		/* enum ibv_wr_opcode */
-	__u32 send_flags;	/* enum ibv_send_flags */
+	__u32 opcode;		/* SROCE_WR_* (enum ibv_wr_opcode) */
+	__u32 send_flags;	/* SROCE_SEND_* */
 	__u32 num_sge;
 	__u32 inline_len;	/* bytes of inline data when IBV_SEND_INLINE */
 	__u32 imm_data;		/* big-endian immediate, or rkey to invalidate */
@@ -133,7 +190,7 @@ struct sroce_send_wqe {
 			__aligned_u64 length;	/* 0: unbind (type 1 only) */
 			__u32 mr_lkey;		/* ignored when length is 0 */
 			__u32 mw_rkey;		/* the window's new rkey */
-			__u32 access;		/* IBV_ACCESS_REMOTE_* | ZERO_BASED */
+			__u32 access;		/* SROCE_ACCESS_* */
 			__u32 reserved;
 		} bind;
 		struct {
@@ -145,6 +202,24 @@ struct sroce_send_wqe {
 	} wr;
 };
 SROCE_STATIC_ASSERT(sizeof(struct sroce_send_wqe) == 64, "sroce_send_wqe layout");
+SROCE_ASSERT_OFFSET(sroce_send_wqe, wr_id, 0);
+SROCE_ASSERT_OFFSET(sroce_send_wqe, opcode, 8);
+SROCE_ASSERT_OFFSET(sroce_send_wqe, send_flags, 12);
+SROCE_ASSERT_OFFSET(sroce_send_wqe, num_sge, 16);
+SROCE_ASSERT_OFFSET(sroce_send_wqe, inline_len, 20);
+SROCE_ASSERT_OFFSET(sroce_send_wqe, imm_data, 24);
+SROCE_ASSERT_OFFSET(sroce_send_wqe, wr.rdma.remote_addr, 32);
+SROCE_ASSERT_OFFSET(sroce_send_wqe, wr.rdma.rkey, 40);
+SROCE_ASSERT_OFFSET(sroce_send_wqe, wr.atomic.compare_add, 40);
+SROCE_ASSERT_OFFSET(sroce_send_wqe, wr.atomic.swap, 48);
+SROCE_ASSERT_OFFSET(sroce_send_wqe, wr.atomic.rkey, 56);
+SROCE_ASSERT_OFFSET(sroce_send_wqe, wr.bind.length, 40);
+SROCE_ASSERT_OFFSET(sroce_send_wqe, wr.bind.mr_lkey, 48);
+SROCE_ASSERT_OFFSET(sroce_send_wqe, wr.bind.mw_rkey, 52);
+SROCE_ASSERT_OFFSET(sroce_send_wqe, wr.bind.access, 56);
+SROCE_ASSERT_OFFSET(sroce_send_wqe, wr.ud.ah_num, 32);
+SROCE_ASSERT_OFFSET(sroce_send_wqe, wr.ud.remote_qpn, 36);
+SROCE_ASSERT_OFFSET(sroce_send_wqe, wr.ud.remote_qkey, 40);
 
 /* Receive queue and SRQ slot: this header, then num_sge sroce_sge. */
 struct sroce_recv_wqe {
@@ -153,6 +228,9 @@ struct sroce_recv_wqe {
 	__u32 reserved;
 };
 SROCE_STATIC_ASSERT(sizeof(struct sroce_recv_wqe) == 16, "sroce_recv_wqe layout");
+SROCE_ASSERT_OFFSET(sroce_recv_wqe, num_sge, 8);
+SROCE_ASSERT_OFFSET(sroce_sge, length, 8);
+SROCE_ASSERT_OFFSET(sroce_sge, lkey, 12);
 
 /* Completion queue slot; field values use libibverbs' encodings
  * (ibv_wc_status, ibv_wc_opcode, ibv_wc_flags), so polling is a copy.
@@ -176,6 +254,19 @@ struct sroce_cqe {
 	__u32 reserved2[2];
 };
 SROCE_STATIC_ASSERT(sizeof(struct sroce_cqe) == 64, "sroce_cqe layout");
+SROCE_ASSERT_OFFSET(sroce_cqe, status, 8);
+SROCE_ASSERT_OFFSET(sroce_cqe, opcode, 12);
+SROCE_ASSERT_OFFSET(sroce_cqe, vendor_err, 16);
+SROCE_ASSERT_OFFSET(sroce_cqe, byte_len, 20);
+SROCE_ASSERT_OFFSET(sroce_cqe, imm_data, 24);
+SROCE_ASSERT_OFFSET(sroce_cqe, qp_num, 28);
+SROCE_ASSERT_OFFSET(sroce_cqe, src_qp, 32);
+SROCE_ASSERT_OFFSET(sroce_cqe, wc_flags, 36);
+SROCE_ASSERT_OFFSET(sroce_cqe, pkey_index, 40);
+SROCE_ASSERT_OFFSET(sroce_cqe, slid, 42);
+SROCE_ASSERT_OFFSET(sroce_cqe, sl, 44);
+SROCE_ASSERT_OFFSET(sroce_cqe, dlid_path_bits, 45);
+SROCE_ASSERT_OFFSET(sroce_cqe, timestamp, 48);
 
 /* Where a ring is and how it is cut, in create responses. */
 struct sroce_ring_info {
