@@ -6,9 +6,13 @@ through scripts/vm-run); a module can choose the guest's options with
 sid) boots every guest on that Debian release instead of this machine's;
 `--releases all` runs the core modules (ALL_RELEASES = True) once on each
 of bookworm, trixie and sid and the rest on --distro (scripts/build
---distro R first; scripts/test does all of that).  After each test the
-guest's kernel log is checked, and the test fails if it shows a warning or
-oops.
+--distro R first; scripts/test does all of that).  `--kernel debug` boots
+every guest (bookworm only) on the debug kernel: KASAN, KFENCE, lockdep,
+UBSAN, kmemleak (scripts/build --kernel debug first; `scripts/test --kernel
+debug` does it).  After each test the guest's kernel log is checked, and
+the test fails if it shows a warning, oops or detector report; on the
+debug kernel a kmemleak scan before the guest stops fails the module's
+last test if sroce or the RDMA core leaked.
 """
 import os
 import sys
@@ -33,6 +37,22 @@ def pytest_addoption(parser):
                           "modules, those that set ALL_RELEASES = True: each "
                           "runs once per release, the others on --distro only "
                           "(scripts/build --distro R first)")
+    parser.addoption("--kernel", default=None, choices=("debian", "debug"),
+                     help="kernel every guest boots: Debian's (default) or "
+                          "the debug kernel (KASAN, lockdep, kmemleak, UBSAN; "
+                          "bookworm only; scripts/build --kernel debug first)")
+
+
+def pytest_configure(config):
+    if config.getoption("kernel") != "debug":
+        return
+    others = [r for r in [config.getoption("distro")] +
+              (config.getoption("releases") or "").replace("all", ",".join(RELEASES)).split(",")
+              if r and r != "bookworm"]
+    if others:
+        raise pytest.UsageError(
+            "--kernel debug boots bookworm only; it has no debug kernel for %s "
+            "(use --releases bookworm)" % ", ".join(sorted(set(others))))
 
 
 def _releases(config, module):
@@ -81,6 +101,7 @@ def release(request):
 def guest(request, release, tmp_path_factory):
     options = dict(getattr(request.module, "GUEST_OPTIONS", {}))
     options["distro"] = release
+    options["kernel"] = request.config.getoption("kernel")
     name = request.module.__name__.split(".")[-1]
     out = tmp_path_factory.mktemp("guest-%s-%s" % (name, release))
     g = Guest(out, **options)
@@ -89,7 +110,14 @@ def guest(request, release, tmp_path_factory):
     except GuestDied as e:
         pytest.fail(str(e), pytrace=False)
     yield g
+    leaks = []
+    if g.kernel == "debug" and g.proc is not None and g.proc.poll() is None:
+        leaks = g.kmemleak_leaks()
     g.stop()
+    if leaks:
+        pytest.fail("kmemleak: %d leak(s) through sroce or the RDMA core "
+                    "(all reports: %s/kmemleak):\n%s" % (
+                        len(leaks), out, "".join(leaks)), pytrace=False)
 
 
 def pytest_terminal_summary(terminalreporter):

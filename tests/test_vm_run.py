@@ -1,6 +1,7 @@
 """scripts/vm-run itself: status, output and timeouts."""
 import os
 import subprocess
+import sys
 import time
 
 from guest.harness import VM_RUN
@@ -39,3 +40,16 @@ def test_boot_to_command_time(record_property):
     assert r.returncode == 0, r.stderr
     record_property("vm_run_wall_seconds", round(wall, 1))
     print("whole vm-run (boot, command, power-off): %.1f s" % wall)
+
+
+def test_debug_kernel_boots_bookworm_only():
+    # Refused before anything boots or builds: there is no debug kernel for
+    # another release's root (and none need be built to check that).
+    r = vm_run("--kernel", "debug", "--distro", "trixie", "--", "true", timeout=30)
+    assert r.returncode != 0 and "bookworm only" in r.stderr, r.stderr
+    here = os.path.dirname(os.path.abspath(__file__))
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+                        "--collect-only", "-q", "--kernel", "debug", "--releases", "all",
+                        "guest/test_device.py"], cwd=here, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 4 and "bookworm only" in r.stdout + r.stderr, r.stdout + r.stderr

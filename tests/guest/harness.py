@@ -4,7 +4,10 @@ A Guest is one qemu guest booted by scripts/vm-run with the in-guest agent
 (agent.py) as its command.  Tests send it shell commands one at a time and
 get back exit status and output, so a whole group of checks shares one
 boot.  After every test the kernel log is scanned; a warning, oops or hung
-task fails the test that was running.
+task fails the test that was running.  On the debug kernel (kernel="debug",
+scripts/debug-kernel) that includes every KASAN, KFENCE, lockdep, UBSAN
+and debug-objects report, and `kmemleak_leaks()` scans for leaks before
+the guest stops.
 """
 import itertools
 import json
@@ -17,11 +20,29 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 VM_RUN = os.path.join(ROOT, "scripts", "vm-run")
 AGENT = os.path.join(ROOT, "tests", "guest", "agent.py")
 
-# What a healthy kernel never prints.
+# What a healthy kernel never prints.  The debug kernel's detectors report
+# under these too: "BUG: KASAN:", "BUG: KFENCE:", lockdep's "WARNING:
+# possible circular locking dependency detected" (and recursive locking,
+# inconsistent lock state, suspicious RCU usage), "BUG: sleeping function
+# called from invalid context", "UBSAN:", "ODEBUG:" (a timer or work item
+# freed while active).  kmemleak's own lines are fine but for its warnings
+# about frees of unknown objects; its leak reports are read from
+# /sys/kernel/debug/kmemleak instead (Guest.kmemleak_leaks).
 BAD_KERNEL_LOG = re.compile(
     r"BUG:|WARNING:|Oops|general protection|RIP:|blocked for more than|"
     r"soft lockup|rcu_sched self-detected stall|rcu: INFO|UBSAN:|KASAN:|"
-    r"kmemleak:|list_add corruption|list_del corruption")
+    r"KFENCE:|ODEBUG:|possible circular locking|possible recursive locking|"
+    r"inconsistent lock state|suspicious RCU usage|"
+    r"kmemleak: (?!Kernel memory leak detector initialized|"
+    r"\d+ new suspected memory leaks)|"
+    r"list_add corruption|list_del corruption")
+
+# A kmemleak report counts against us when its allocation stack runs
+# through sroce or the RDMA core it drives.
+LEAK_MODULES = re.compile(r"\[(sroce|ib_core|ib_uverbs)\]")
+# How much slower everything is on the debug kernel (KASAN, lockdep...)
+# under TCG: boot, command and guest time limits are stretched by it.
+DEBUG_SLOWDOWN = 3
 
 
 class GuestDied(Exception):
@@ -51,12 +72,22 @@ class Guest:
     or "sid" boots that release's kernel and root (scripts/vm-run --distro,
     after scripts/build --distro), where the agent and every command run on
     the release's own python3 and tools.  `build` is the build folder that
-    guest installs sroce from (build/ or build/<distro>/)."""
+    guest installs sroce from (build/ or build/<distro>/).  kernel="debug"
+    boots bookworm on the debug kernel (scripts/vm-run --kernel debug,
+    after scripts/build --kernel debug), with more memory and longer time
+    limits."""
 
     def __init__(self, out_dir, rxe=False, mtu=None, mem=2048, smp=2,
-                 timeout=3000, load=True, distro=None):
+                 timeout=3000, load=True, distro=None, kernel=None):
         self.out = str(out_dir)
         self.distro = distro if distro != "bookworm" else None
+        self.kernel = kernel if kernel != "debian" else None
+        self.slowdown = DEBUG_SLOWDOWN if self.kernel == "debug" else 1
+        if self.kernel == "debug":
+            if self.distro:
+                raise ValueError("the debug kernel boots bookworm only")
+            mem = max(mem, 4096)  # KASAN's shadow and quarantine, kmemleak
+            timeout *= self.slowdown
         self.build = os.path.join(os.environ.get("SROCE_BUILD") or
                                   os.path.join(ROOT, "build"),
                                   self.distro or "")
@@ -72,6 +103,8 @@ class Guest:
             args.append("--no-load")
         if self.distro:
             args += ["--distro", self.distro]
+        if self.kernel:
+            args += ["--kernel", self.kernel]
         self.args = args + ["--", "/usr/bin/python3", AGENT]
         self.proc = None
         self.seq = itertools.count(1)
@@ -100,7 +133,7 @@ class Guest:
                                      stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL)
         ready = os.path.join(self.rpc, "ready")
-        deadline = time.monotonic() + boot_timeout
+        deadline = time.monotonic() + boot_timeout * self.slowdown
         while not os.path.exists(ready):
             self._check_alive()
             if time.monotonic() > deadline:
@@ -117,7 +150,7 @@ class Guest:
             return
         try:
             if self.proc.poll() is None:
-                self._request({"op": "exit"}, timeout=30)
+                self._request({"op": "exit"}, timeout=30 * self.slowdown)
                 self.proc.wait(timeout=60)
         except (GuestDied, subprocess.TimeoutExpired):
             self.kill()
@@ -133,6 +166,7 @@ class Guest:
     # -- requests ----------------------------------------------------------
     def run(self, cmd, timeout=120, check=False):
         """Runs a bash command line in the guest's initial namespace."""
+        timeout *= self.slowdown
         res = Result(cmd, self._request({"op": "run", "cmd": cmd,
                                          "timeout": timeout, "cwd": ROOT},
                                         timeout=timeout + 30))
@@ -151,6 +185,22 @@ class Guest:
 
     def kernel_problems(self):
         return [l for l in self.new_kernel_log() if BAD_KERNEL_LOG.search(l)]
+
+    def kmemleak_leaks(self):
+        """On a kernel with kmemleak (the debug kernel): scans now and
+        returns the reports whose allocation stack runs through sroce or
+        the RDMA core (LEAK_MODULES), each a block of lines (the boot,
+        before those modules load, leaves none: see stage2).  Every report
+        is kept in the output folder's `kmemleak`.  Objects younger than
+        5 s are never reported, hence the wait."""
+        res = self.run("f=/sys/kernel/debug/kmemleak; [ -w $f ] || exit 0; "
+                       "sleep 6; echo scan >$f && cat $f", timeout=300)
+        if res.rc != 0:
+            raise AssertionError("kmemleak scan failed: %r" % res)
+        with open(os.path.join(self.out, "kmemleak"), "w") as f:
+            f.write(res.stdout)
+        blocks = re.split(r"(?m)^(?=unreferenced object )", res.stdout)
+        return [b for b in blocks if LEAK_MODULES.search(b)]
 
     def _request(self, req, timeout):
         n = next(self.seq)
