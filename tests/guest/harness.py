@@ -123,6 +123,9 @@ class Guest:
             if os.path.exists(os.path.join(self.out, "stage2-started")):
                 raise
             print("guest kernel died before stage 2; booting again once:\n%s" % e)
+            # The first boot's console stays, for a look at what killed it.
+            if os.path.exists(self.console):
+                os.replace(self.console, self.console + ".first-boot")
             return self._boot(boot_timeout)
 
     def _boot(self, boot_timeout):
