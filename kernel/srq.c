@@ -251,30 +251,24 @@ err_rq:
  * Resize: the pending WQEs move, in order, to the start of a new ring
  * (consumer 0, producer the number moved).  A user SRQ's provider posts
  * without system calls, so it must hold its SRQ lock over the call, then
- * map the ring described at cmd.resp_addr and continue from the producer
- * index it finds there.  Fails with -EINVAL if more WQEs are pending than
- * @max_wr slots hold.
+ * map the new ring, which the old ring's control block describes
+ * (sroce_ring_ctrl.resized, written here before the switch), and continue
+ * from the producer index it finds there.  Fails with -EINVAL if more WQEs
+ * are pending than @max_wr slots hold.
  */
 static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr,
 			    struct ib_udata *udata)
 {
 	struct sroce_rq *rq = &srq->rq;
-	struct sroce_modify_srq_cmd cmd;
-	struct sroce_ring_info info;
+	struct sroce_ring_info info = {};
 	struct sroce_ring ring, old;
 	struct sroce_ucontext *uctx;
 	unsigned long flags;
 	u32 pending, i;
 	int err;
 
-	if (rq->user) {
-		if (!udata || udata->inlen < sizeof(cmd))
-			return -EINVAL;
-		err = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
-		if (err)
-			return err;
-	}
-
+	if (rq->user && !udata)
+		return -EINVAL;
 	err = sroce_ring_init(&ring, max_wr, rq->ring.slot_size);
 	if (err)
 		return err;
@@ -284,12 +278,6 @@ static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr,
 		err = sroce_ring_export(&ring, &uctx->ib, &info);
 		if (err)
 			goto err_free;
-		/* Before the swap, which cannot be undone. */
-		if (copy_to_user(u64_to_user_ptr(cmd.resp_addr), &info,
-				 sizeof(info))) {
-			err = -EFAULT;
-			goto err_free;
-		}
 	}
 
 	spin_lock_irqsave(&rq->lock, flags);
@@ -299,6 +287,11 @@ static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr,
 		err = -EINVAL;
 		goto err_free;
 	}
+	/* Where the process finds the new ring: in the old one, which it
+	 * still maps (our writes are visible once the syscall returns).
+	 */
+	if (rq->user)
+		memcpy(&rq->ring.ctrl->resized, &info, sizeof(info));
 	/* Raw slots: sroce_rq_pop() validates them when it takes them. */
 	for (i = 0; i < pending; i++)
 		memcpy(sroce_ring_slot(&ring, i),

@@ -4,17 +4,17 @@
  * posting through the shared ring (wq.cpp), never a system call.
  *
  * Resizing (ibv_modify_srq with IBV_SRQ_MAX_WR) follows the CQ resize
- * protocol, with the new ring described through the user pointer in
- * sroce_modify_srq_cmd: the process holds the SRQ lock for the whole
- * command, so its producer index is stable.  The kernel, under its own SRQ
- * lock, copies the WQEs not yet consumed [old consumer, old producer) in
- * order into a new ring, initialises both of its indices (consumer
- * anywhere, producer just past the copies), writes the new ring's
- * sroce_ring_info to resp_addr and only then switches to it; it fails with
- * EINVAL, keeping the old ring, when they do not fit.  The provider maps
- * the new ring, resumes producing at the producer index the kernel
- * initialised, and unmaps the old one.  A modify without IBV_SRQ_MAX_WR
- * leaves resp_addr unwritten.
+ * protocol: the process holds the SRQ lock for the whole command, so its
+ * producer index is stable.  The kernel, under its own SRQ lock, copies
+ * the WQEs not yet consumed [old consumer, old producer) in order into a
+ * new ring, initialises both of its indices (consumer anywhere, producer
+ * just past the copies), describes the new ring in the old ring's control
+ * block (sroce_ring_ctrl.resized: MODIFY_SRQ has no response, and a user
+ * pointer for the kernel to write through is what uverbs drivers must not
+ * take) and only then switches to it; it fails with EINVAL, keeping the
+ * old ring, when they do not fit.  The provider reads that description,
+ * maps the new ring, resumes producing at the producer index the kernel
+ * initialised, and unmaps the old one.
  */
 #include "srq.hpp"
 
@@ -28,7 +28,6 @@ namespace {
 
 using CreateSrqResp =
 	abi::DrvResp<ib_uverbs_create_srq_resp, sroce_create_srq_resp>;
-using ModifySrqCmd = abi::DrvCmd<struct ibv_modify_srq, sroce_modify_srq_cmd>;
 
 /* ibv_srq_init_attr_ex comp_mask bits libibverbs 44 defines. */
 constexpr uint32_t kKnownSrqInitMask = IBV_SRQ_INIT_ATTR_RESERVED - 1;
@@ -138,26 +137,26 @@ ibv_srq *create_srq_ex(ibv_context *ibctx, ibv_srq_init_attr_ex *attr) noexcept
 int modify_srq(ibv_srq *ibsrq, ibv_srq_attr *attr, int attr_mask) noexcept
 {
 	Srq &srq = *to_srq(ibsrq);
-	ModifySrqCmd cmd{};
-	sroce_ring_info info{};
-	cmd.drv.resp_addr = reinterpret_cast<uintptr_t>(&info);
+	struct ibv_modify_srq cmd{};
 
 	if (!(attr_mask & IBV_SRQ_MAX_WR)) {
 		/* Limit only: the ring stays; posting may go on meanwhile. */
-		const int ret = ibv_cmd_modify_srq(ibsrq, attr, attr_mask,
-						   &cmd.ibv_cmd, sizeof(cmd));
+		const int ret = ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd,
+						   sizeof(cmd));
 		if (ret)
 			errno = ret;
 		return ret;
 	}
 
 	std::lock_guard<SpinLock> guard(srq.rq.lock);
-	int ret = ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd,
-				     sizeof(cmd));
+	int ret = ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
 	if (ret) {
 		errno = ret;
 		return ret; /* the kernel kept the old ring */
 	}
+	/* The kernel's own description of the new ring, in the old one. */
+	sroce_ring_info info;
+	std::memcpy(&info, &srq.rq.ring.ctrl()->resized, sizeof(info));
 
 	/*
 	 * The kernel now consumes the new ring only.  If we cannot map it the

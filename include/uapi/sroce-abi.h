@@ -23,7 +23,7 @@
 			    #type "." #field " offset")
 
 /* uverbs ABI version: the provider accepts exactly this one. */
-#define SROCE_UVERBS_ABI_VERSION 1
+#define SROCE_UVERBS_ABI_VERSION 2
 
 /*
  * Device matching: the kernel exposes this sysfs attribute on every sroce
@@ -58,18 +58,37 @@ SROCE_STATIC_ASSERT(sizeof(struct sroce_alloc_ucontext_resp) == 8,
  * (producer - consumer <= num_slots) and copies a WQE out before it looks
  * at it.
  */
+/* Where a ring is and how it is cut. */
+struct sroce_ring_info {
+	__aligned_u64 mmap_offset;	/* for mmap() on the uverbs fd */
+	__u32 mmap_length;
+	__u32 num_slots;
+	__u32 slot_size;
+	__u32 reserved;
+};
+SROCE_STATIC_ASSERT(sizeof(struct sroce_ring_info) == 24, "sroce_ring_info layout");
+
 struct sroce_ring_ctrl {
 	__u32 producer;		/* written by the producer only */
 	__u32 pad0[15];
 	__u32 consumer;		/* written by the consumer only */
 	__u32 pad1[15];
 	__u32 notify;		/* SQ: SROCE_SQ_* (kernel); CQ: SROCE_CQ_* (user) */
-	__u32 pad2[15];
+	__u32 pad2;
+	/*
+	 * SRQ resize (ibv_modify_srq with IBV_SRQ_MAX_WR): before it switches
+	 * rings the kernel describes the new one here, in the old ring, which
+	 * the process still maps; the process reads it once the command has
+	 * succeeded.  So the kernel never writes through a user pointer.
+	 */
+	struct sroce_ring_info resized;
+	__u32 pad3[8];
 };
 SROCE_STATIC_ASSERT(sizeof(struct sroce_ring_ctrl) == 192, "sroce_ring_ctrl layout");
 SROCE_ASSERT_OFFSET(sroce_ring_ctrl, producer, 0);
 SROCE_ASSERT_OFFSET(sroce_ring_ctrl, consumer, 64);
 SROCE_ASSERT_OFFSET(sroce_ring_ctrl, notify, 128);
+SROCE_ASSERT_OFFSET(sroce_ring_ctrl, resized, 136);
 
 #define SROCE_RING_SLOTS_OFFSET 256
 
@@ -268,16 +287,7 @@ SROCE_ASSERT_OFFSET(sroce_cqe, sl, 44);
 SROCE_ASSERT_OFFSET(sroce_cqe, dlid_path_bits, 45);
 SROCE_ASSERT_OFFSET(sroce_cqe, timestamp, 48);
 
-/* Where a ring is and how it is cut, in create responses. */
-struct sroce_ring_info {
-	__aligned_u64 mmap_offset;	/* for mmap() on the uverbs fd */
-	__u32 mmap_length;
-	__u32 num_slots;
-	__u32 slot_size;
-	__u32 reserved;
-};
-SROCE_STATIC_ASSERT(sizeof(struct sroce_ring_info) == 24, "sroce_ring_info layout");
-
+/* Create responses: where each ring is and how it is cut (sroce_ring_info). */
 struct sroce_create_cq_resp {
 	struct sroce_ring_info cq;
 };
@@ -336,16 +346,6 @@ struct sroce_create_srq_resp {
 	__u32 reserved;
 };
 SROCE_STATIC_ASSERT(sizeof(struct sroce_create_srq_resp) == 32, "sroce_create_srq_resp layout");
-
-/*
- * Written by the kernel only for IBV_SRQ_MAX_WR (a resize), which moves
- * the unconsumed WQEs in order into a new ring whose producer and
- * consumer indices the kernel initialises.
- */
-struct sroce_modify_srq_cmd {
-	__aligned_u64 resp_addr;	/* user pointer to a sroce_ring_info after a resize */
-};
-SROCE_STATIC_ASSERT(sizeof(struct sroce_modify_srq_cmd) == 8, "sroce_modify_srq_cmd layout");
 
 struct sroce_create_ah_resp {
 	__u32 ah_num;			/* names the AH in UD send WQEs */

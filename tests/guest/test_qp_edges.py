@@ -64,3 +64,9 @@ def test_cq_overflow_fails_the_qp_that_lost_a_completion(guest):
     """A send CQ never polled overflows: CQ_ERR, and its QP goes to ERR
     with QP_FATAL while its peer keeps running."""
     run_tool(guest, "cq-overflow")
+
+
+def test_srq_resize_keeps_pending_receives(guest):
+    """An SRQ grows with receives pending, refuses to shrink below them,
+    and every receive completes in order afterwards."""
+    run_tool(guest, "srq-resize")

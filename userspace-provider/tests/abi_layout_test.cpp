@@ -62,9 +62,6 @@ static_assert(payload_at<ib_uverbs_create_srq_resp, sroce_create_srq_resp> == 16
 static_assert(payload_at<ib_uverbs_create_ah_resp, sroce_create_ah_resp> == 4);
 static_assert(sizeof(sroce::abi::DrvResp<ib_uverbs_create_qp_resp,
 					 sroce_create_qp_resp>) == 32 + 56);
-using ModifySrqCmd =
-	sroce::abi::DrvCmd<struct ibv_modify_srq, sroce_modify_srq_cmd>;
-static_assert(offsetof(ModifySrqCmd, drv) == 24 && sizeof(ModifySrqCmd) == 32);
 /* Extended header (24) + ib_uverbs_ex_modify_qp (120), then ours. */
 using ModifyQpExCmd =
 	sroce::abi::DrvCmd<struct ibv_modify_qp_ex, sroce_modify_qp_cmd>;
@@ -73,7 +70,6 @@ static_assert(offsetof(ModifyQpExCmd, drv) == 144 && sizeof(ModifyQpExCmd) == 15
 static_assert(sizeof(sroce_create_cq_resp) == 24);
 static_assert(sizeof(sroce_resize_cq_resp) == 24);
 static_assert(sizeof(sroce_create_srq_resp) == 32);
-static_assert(sizeof(sroce_modify_srq_cmd) == 8);
 static_assert(sizeof(sroce_create_ah_resp) == 8);
 
 /*

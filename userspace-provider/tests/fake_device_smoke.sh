@@ -18,6 +18,9 @@ set -eu
 PROVIDER=$1
 PROBE=$2
 EPROTO=71
+# The uverbs ABI the provider matches: the one the ABI header defines.
+ABI=$(sed -n 's/^#define SROCE_UVERBS_ABI_VERSION //p' \
+	"$(dirname "$0")/../../include/uapi/sroce-abi.h")
 
 if [ -d /sys/module/ib_core ]; then
 	echo "SKIP: ib_core is loaded; libibverbs would enumerate via netlink"
@@ -37,7 +40,7 @@ make_sysfs() {
 	echo 6 >"$1/class/infiniband_verbs/abi_version"
 	echo "$2" >"$1/class/infiniband_verbs/uverbs0/ibdev"
 	echo 1:3 >"$1/class/infiniband_verbs/uverbs0/dev"
-	echo 1 >"$1/class/infiniband_verbs/uverbs0/abi_version"
+	echo "$ABI" >"$1/class/infiniband_verbs/uverbs0/abi_version"
 	echo "1: CA" >"$1/class/infiniband/$2/node_type"
 	if [ $# -ge 3 ]; then
 		echo "$3" >"$1/class/infiniband/$2/sroce_abi"

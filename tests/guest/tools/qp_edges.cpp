@@ -38,6 +38,12 @@
  *                    paced to 1 Mbit/s, so the message takes half a second)
  *                    is moved to ERR halfway: the receive WQE the SEND took
  *                    completes with a flush error like any other.
+ *   srq-resize       an SRQ with 10 receives posted grows from 16 to 64
+ *                    entries (the kernel describes the new ring in the old
+ *                    one's control block, never through a user pointer),
+ *                    takes 20 more, refuses to shrink below what is
+ *                    pending, and a peer's 30 SENDs land in all 30, in
+ *                    order.
  *   reset-to-err     a QP in RESET asked to move to ERR: EINVAL, as every
  *                    device answers (ib_core's state table has no such
  *                    transition), and the QP stays in RESET.
@@ -94,13 +100,14 @@ struct Setup {
 	int gid_index = 0;
 };
 
-/* An RC QP in RESET. */
-ibv_qp *create_rc(Setup &s)
+/* An RC QP in RESET, receiving through `srq` if there is one. */
+ibv_qp *create_rc(Setup &s, ibv_srq *srq = nullptr, uint32_t depth = 16)
 {
 	ibv_qp_init_attr init{};
 	init.send_cq = init.recv_cq = s.cq;
-	init.cap.max_send_wr = 16;
-	init.cap.max_recv_wr = 16;
+	init.srq = srq;
+	init.cap.max_send_wr = depth;
+	init.cap.max_recv_wr = srq ? 0 : depth;
 	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
 	init.qp_type = IBV_QPT_RC;
 	ibv_qp *qp = ibv_create_qp(s.pd, &init);
@@ -110,9 +117,9 @@ ibv_qp *create_rc(Setup &s)
 }
 
 /* An RC QP in INIT. */
-ibv_qp *make_rc(Setup &s)
+ibv_qp *make_rc(Setup &s, ibv_srq *srq = nullptr, uint32_t depth = 16)
 {
-	ibv_qp *qp = create_rc(s);
+	ibv_qp *qp = create_rc(s, srq, depth);
 	ibv_qp_attr a{};
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
@@ -512,6 +519,62 @@ void recv_mid_message(Setup &s)
 	      "the receive the SEND had taken completed with a flush error");
 }
 
+void srq_resize(Setup &s)
+{
+	constexpr int kBefore = 10, kAfter = 20;
+	ibv_srq_init_attr init{};
+	init.attr.max_wr = 16;
+	init.attr.max_sge = 1;
+	ibv_srq *srq = ibv_create_srq(s.pd, &init);
+	if (!srq)
+		die("ibv_create_srq", errno);
+	auto post = [&](int from, int n) {
+		for (int i = from; i < from + n; i++) {
+			ibv_sge sge{reinterpret_cast<uintptr_t>(s.mr->addr), kMsg, s.mr->lkey};
+			ibv_recv_wr wr{}, *bad;
+			wr.wr_id = 700 + i;
+			wr.sg_list = &sge;
+			wr.num_sge = 1;
+			if (int err = ibv_post_srq_recv(srq, &wr, &bad))
+				die("ibv_post_srq_recv", err);
+		}
+	};
+	post(0, kBefore);
+	ibv_srq_attr a{};
+	a.max_wr = 64;
+	check(ibv_modify_srq(srq, &a, IBV_SRQ_MAX_WR) == 0, "grown from 16 to 64");
+	post(kBefore, kAfter);
+	a.max_wr = 4;
+	check(ibv_modify_srq(srq, &a, IBV_SRQ_MAX_WR) == EINVAL,
+	      "not shrunk below the 30 receives pending (EINVAL)");
+	if (int err = ibv_query_srq(srq, &a))
+		die("ibv_query_srq", err);
+	check(a.max_wr >= 64, "ibv_query_srq reports " + std::to_string(a.max_wr));
+
+	ibv_qp *receiver = make_rc(s, srq), *sender = make_rc(s, nullptr, 64);
+	connect(s, sender, receiver->qp_num);
+	connect(s, receiver, sender->qp_num);
+	post_sends(s, sender, kBefore + kAfter);
+	int in_order = 0;
+	const auto end = std::chrono::steady_clock::now() + kLimit;
+	while (in_order < kBefore + kAfter && std::chrono::steady_clock::now() < end) {
+		ibv_wc wc;
+		const int r = ibv_poll_cq(s.cq, 1, &wc);
+		if (r < 0)
+			die("ibv_poll_cq", EIO);
+		if (r == 0 || wc.qp_num != receiver->qp_num)
+			continue;
+		if (wc.status != IBV_WC_SUCCESS || wc.wr_id != uint64_t(700 + in_order))
+			break;
+		in_order++;
+	}
+	check(in_order == kBefore + kAfter,
+	      std::to_string(in_order) + " of 30 receives completed, in order");
+	ibv_destroy_qp(sender);
+	ibv_destroy_qp(receiver);
+	ibv_destroy_srq(srq);
+}
+
 void flush_access(Setup &s)
 {
 	ibv_qp *qp = create_rc(s);
@@ -551,8 +614,8 @@ int main(int argc, char **argv)
 {
 	if (argc != 4) {
 		std::fprintf(stderr, "usage: %s DEV GID_INDEX sq-behind-fetch|sq-past-ring|rq-behind|"
-			     "modify-to-err|cq-overflow|sqd-drain|recv-mid-message|reset-to-err|"
-			     "flush-access\n",
+			     "modify-to-err|cq-overflow|sqd-drain|recv-mid-message|srq-resize|"
+			     "reset-to-err|flush-access\n",
 			     argv[0]);
 		return 2;
 	}
@@ -590,6 +653,8 @@ int main(int argc, char **argv)
 		recv_mid_message(s);
 	else if (scenario == "flush-access")
 		flush_access(s);
+	else if (scenario == "srq-resize")
+		srq_resize(s);
 	else if (scenario == "reset-to-err")
 		reset_to_err(s);
 	else
