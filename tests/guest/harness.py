@@ -13,6 +13,7 @@ import itertools
 import json
 import os
 import re
+import signal
 import subprocess
 import time
 
@@ -132,9 +133,11 @@ class Guest:
         os.makedirs(self.out, exist_ok=True)
         self.log = open(os.path.join(self.out, "vm-run.log"), "w")
         self.started = time.monotonic()
+        # A session of its own, so kill() finds qemu too (see there).
         self.proc = subprocess.Popen(self.args, stdout=self.log,
                                      stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL)
+                                     stdin=subprocess.DEVNULL,
+                                     start_new_session=True)
         ready = os.path.join(self.rpc, "ready")
         stage2 = os.path.join(self.out, "stage2-started")
         # The kernel alone reaches stage 2 in seconds even on the debug
@@ -169,8 +172,18 @@ class Guest:
             self.log.close()
 
     def kill(self):
+        """Kills vm-run and its qemu.  Killing vm-run alone left qemu
+        running until vm-run's own limit (it runs under `timeout`, which
+        has a process group of its own): a hung boot went on spinning a
+        host core for up to 50 minutes.  So: every process of vm-run's
+        session."""
         if self.proc and self.proc.poll() is None:
-            self.proc.kill()
+            for pid in os.listdir("/proc"):
+                try:
+                    if pid.isdigit() and os.getsid(int(pid)) == self.proc.pid:
+                        os.kill(int(pid), signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
             self.proc.wait()
 
     # -- requests ----------------------------------------------------------
