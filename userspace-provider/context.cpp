@@ -92,6 +92,7 @@ constexpr verbs_context_ops make_context_ops()
 	verbs_context_ops ops{};
 	ops.alloc_mw = alloc_mw;
 	ops.alloc_pd = alloc_pd;
+	ops.attach_mcast = attach_mcast;
 	ops.bind_mw = bind_mw;
 	ops.create_ah = create_ah;
 	ops.create_cq = create_cq;
@@ -107,6 +108,7 @@ constexpr verbs_context_ops make_context_ops()
 	ops.destroy_cq = destroy_cq;
 	ops.destroy_qp = destroy_qp;
 	ops.destroy_srq = destroy_srq;
+	ops.detach_mcast = detach_mcast;
 	ops.free_context = free_context;
 	ops.get_srq_num = get_srq_num;
 	ops.modify_qp = modify_qp;

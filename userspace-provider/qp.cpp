@@ -257,6 +257,26 @@ int destroy_qp(ibv_qp *ibqp) noexcept
 	return 0;
 }
 
+/*
+ * UD multicast: the kernel keeps the group's members (ibv_attach_mcast
+ * directly, or librdmacm's after a join).  Nothing changes in the rings.
+ */
+int attach_mcast(ibv_qp *ibqp, const ibv_gid *gid, uint16_t lid) noexcept
+{
+	const int ret = ibv_cmd_attach_mcast(ibqp, gid, lid);
+	if (ret)
+		errno = ret;
+	return ret;
+}
+
+int detach_mcast(ibv_qp *ibqp, const ibv_gid *gid, uint16_t lid) noexcept
+{
+	const int ret = ibv_cmd_detach_mcast(ibqp, gid, lid);
+	if (ret)
+		errno = ret;
+	return ret;
+}
+
 int post_send(ibv_qp *ibqp, ibv_send_wr *wr, ibv_send_wr **bad_wr) noexcept
 {
 	if (!can_post_send(ibqp->state) && wr) {

@@ -109,6 +109,8 @@ int modify_qp_rate_limit(ibv_qp *ibqp, ibv_qp_rate_limit_attr *attr) noexcept;
 int query_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int attr_mask,
 	     ibv_qp_init_attr *init_attr) noexcept;
 int destroy_qp(ibv_qp *ibqp) noexcept;
+int attach_mcast(ibv_qp *ibqp, const ibv_gid *gid, uint16_t lid) noexcept;
+int detach_mcast(ibv_qp *ibqp, const ibv_gid *gid, uint16_t lid) noexcept;
 int post_send(ibv_qp *ibqp, ibv_send_wr *wr, ibv_send_wr **bad_wr) noexcept;
 int post_recv(ibv_qp *ibqp, ibv_recv_wr *wr, ibv_recv_wr **bad_wr) noexcept;
 
