@@ -126,11 +126,16 @@ def test_namespace_deleted_under_live_device(guest):
             "ip -n gone link set vgone1 up && "
             "ip -n gone addr add 203.0.113.2/24 dev vgone1 && "
             "ip netns exec gone rdma link add srocegone type sroce netdev vgone1 && "
-            "(timeout 30 ibv_ud_pingpong -d srocegone -g 0 >/dev/null 2>&1 &) && "
+            # The IPv4 address's GID: the link-local one waits for DAD.
+            "g=$(for t in $(seq 50); do grep -il 'ffff:cb00:7102$' "
+            "/sys/class/infiniband/srocegone/ports/1/gids/* && break; sleep 0.2; "
+            "done | head -1 | xargs basename) && "
+            # A port per round: an earlier round's process may still hold its own.
+            "(timeout 30 ibv_ud_pingpong -d srocegone -g $g -p %d >/dev/null 2>&1 &) && "
             "for t in $(seq 50); do rdma res show qp link srocegone/1 | "
             "grep -q UD && break; sleep 0.2; done && "
-            "rdma res show qp link srocegone/1 | grep -q UD && ip netns del gone",
-            check=True)
+            "rdma res show qp link srocegone/1 | grep -q UD && ip netns del gone"
+            % (18600 + i), check=True)
         out = ""
         for _ in range(50):
             out = guest.run("rdma link show", check=True).stdout
