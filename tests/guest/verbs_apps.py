@@ -40,8 +40,9 @@ def run_pair(guest, server, client, timeout=120, server_ns="peer", port=18515):
     if port:
         wait = ("for i in $(seq 100); do %sss -Hltn 'sport = :%d' | grep -q . "
                 "&& break; sleep 0.2; done; " % (prefix, port))
-    else:   # rdma_cm listens without a TCP socket
-        wait = "sleep 3; "
+    else:   # rdma_cm listens without a TCP socket: wait for its listening ID
+        wait = ("for i in $(seq 150); do %srdma resource show cm_id | grep -q LISTEN "
+                "&& break; sleep 0.2; done; " % prefix)
     script = (
         "%(p)s%(server)s >/tmp/server.log 2>&1 & srv=$!; %(wait)s"
         "timeout %(t)d %(client)s >/tmp/client.log 2>&1; crc=$?; "
