@@ -745,6 +745,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
 	int err = 0;
 
 	if (qp->user) {
@@ -757,7 +758,11 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		return -EINVAL;
 	}
 
-	spin_lock_bh(&qp->sq_lock);
+	/* irqsave: kernel consumers post with interrupts off (ib_send_mad,
+	 * under the MAD agent's spin_lock_irqsave), where re-enabling
+	 * bottom halves is not allowed (lockdep on the debug kernel).
+	 */
+	spin_lock_irqsave(&qp->sq_lock, flags);
 	for (; wr; wr = wr->next) {
 		struct sroce_swqe *s;
 		u64 length = 0;
@@ -828,7 +833,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		qp->sq_prod++;
 		qp->fetch = qp->sq_prod;
 	}
-	spin_unlock_bh(&qp->sq_lock);
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (err)
 		*bad_wr = wr;
 	sroce_qp_run_send(qp);
