@@ -589,7 +589,7 @@ static bool req_step(struct sroce_qp *qp)
 		return true;
 	}
 	if (qp_is_rc(qp)) {
-		if (!roce_window_open(&qp->window, req_unacked(qp)))
+		if (sroce_req_window_full(qp))
 			return false;
 		if (qp->req_offset == 0) {
 			/* A new message: fences and READ/atomic credits. */

@@ -10,10 +10,9 @@ link; and one process cannot map or use another's rings or MRs.
 import json
 import os
 
-from verbs_apps import CLIENT_IP, gid_index
+from verbs_apps import CLIENT_IP, NOBODY, gid_index
 
 APP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "isolation_app.py")
-NOBODY = "setpriv --reuid 65534 --regid 65534 --clear-groups "
 
 
 def app(guest, args, user=""):

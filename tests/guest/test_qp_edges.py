@@ -20,12 +20,11 @@ import os
 
 import pytest
 
-from verbs_apps import CLIENT_IP, gid_index
+from verbs_apps import CLIENT_IP, NOBODY, gid_index
 
 # Core: runs on every Debian release with --releases (scripts/test).
 ALL_RELEASES = True
 
-NOBODY = "setpriv --reuid 65534 --regid 65534 --clear-groups "
 
 
 def run_tool(guest, scenario):

@@ -17,7 +17,7 @@ import os
 
 import pytest
 
-from verbs_apps import CLIENT_IP, SERVER_IP, gid_index, rc_pingpong
+from verbs_apps import CLIENT_IP, NOBODY, SERVER_IP, gid_index, rc_pingpong
 
 # Core: runs on every Debian release with --releases (scripts/test); each
 # release's ib_core has its own uverbs code to get wrong.
@@ -25,7 +25,6 @@ ALL_RELEASES = True
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SEEDS = os.path.join(HERE, "..", "fuzz", "uverbs-seeds.txt")
-NOBODY = "setpriv --reuid 65534 --regid 65534 --clear-groups "
 SECONDS = 45
 
 

@@ -12,6 +12,8 @@ CLIENT_IP = "198.51.100.1"
 
 SERVER_IP6 = "2001:db8:5100::2"
 CLIENT_IP6 = "2001:db8:5100::1"
+# Runs what follows as user nobody: an unprivileged local user.
+NOBODY = "setpriv --reuid 65534 --regid 65534 --clear-groups "
 
 
 def gid_index(guest, dev, ip):
