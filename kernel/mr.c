@@ -302,17 +302,22 @@ static_assert(ROCE_ACCESS_LOCAL_WRITE == IB_ACCESS_LOCAL_WRITE &&
 	      ROCE_ACCESS_REMOTE_READ == IB_ACCESS_REMOTE_READ &&
 	      ROCE_ACCESS_REMOTE_ATOMIC == IB_ACCESS_REMOTE_ATOMIC);
 
+void sroce_mr_desc(struct sroce_mr *mr, struct roce_mr_desc *d)
+{
+	d->pd = mr->ib.pd;
+	/* Orders the FAST fields below after the REG_MR that set them. */
+	d->valid = smp_load_acquire(&mr->valid);
+	d->access = READ_ONCE(mr->access);
+	d->iova = READ_ONCE(mr->iova);
+	d->length = READ_ONCE(mr->length);
+}
+
 int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova, u64 len,
 		   int access)
 {
 	struct roce_mr_desc d;
 
-	d.pd = mr->ib.pd;
-	/* Orders the FAST fields below after the REG_MR that set them. */
-	d.valid = smp_load_acquire(&mr->valid);
-	d.access = READ_ONCE(mr->access);
-	d.iova = READ_ONCE(mr->iova);
-	d.length = READ_ONCE(mr->length);
+	sroce_mr_desc(mr, &d);
 	switch (roce_access_check(&d, pd, iova, len, access)) {
 	case ROCE_ACCESS_OK:
 		return 0;

@@ -235,45 +235,56 @@ int sroce_key_invalidate(struct sroce_qp *qp, u32 key, bool remote)
 	return err;
 }
 
-struct sroce_mr *sroce_rkey_resolve(struct sroce_qp *qp, u32 rkey, u64 va,
-				    u64 len, int access, u64 *mr_va)
+bool sroce_rkey_lookup(struct sroce_qp *qp, u32 rkey,
+		       struct sroce_rkey_target *t)
 {
 	void *entry = xa_load(&qp->sdev->mrs, rkey >> 8);
 	struct sroce_mr *mr = sroce_key_entry_mr(entry);
-	struct sroce_window *win;
 	struct sroce_binding b;
-	struct roce_mr_desc d;
 
 	if (mr) {
-		if (READ_ONCE(mr->key) != rkey ||
-		    sroce_mr_check(mr, qp->ib.pd, va, len, access))
-			return NULL;
-		*mr_va = va;
-		return mr;
+		if (READ_ONCE(mr->key) != rkey)
+			return false;
+		*t = (struct sroce_rkey_target){ .mr = mr };
+		sroce_mr_desc(mr, &t->desc);
+		return true;
 	}
 	if (xa_pointer_tag(entry) != SROCE_KEY_TAG_MW)
-		return NULL;
-	win = xa_untag_pointer(entry);
-	b = window_snapshot(win);
-	d = (struct roce_mr_desc){
+		return false;
+	t->win = xa_untag_pointer(entry);
+	b = window_snapshot(t->win);
+	if (b.key != rkey)
+		return false;
+	t->desc = (struct roce_mr_desc){
 		.iova = b.iova,
 		.length = b.length,
 		.access = b.access,
-		.pd = win->pd,
+		.pd = t->win->pd,
 		.valid = b.bound,
 	};
-	if (b.key != rkey ||
-	    roce_access_check(&d, qp->ib.pd, va, len, access) != ROCE_ACCESS_OK)
-		return NULL;
+	t->mr = b.mr;
+	t->mr_va = b.mr_va;
+	t->qpn = b.qpn;
+	return true;
+}
+
+enum roce_access_verdict sroce_rkey_translate(struct sroce_qp *qp,
+					      const struct sroce_rkey_target *t,
+					      u64 va, u64 len, u64 *mr_va)
+{
+	if (!t->win) {
+		*mr_va = va;
+		return ROCE_ACCESS_OK;
+	}
 	/*
 	 * Type 2: QPNs are allocated cyclically over 2^24, so a destroyed
 	 * QP's number names no other QP until that many more were made.
 	 */
-	if (win->type == IB_MW_TYPE_2 && b.qpn != qp->ib.qp_num)
-		return NULL;
-	*mr_va = b.mr_va + (va - b.iova);
+	if (t->win->type == IB_MW_TYPE_2 && t->qpn != qp->ib.qp_num)
+		return ROCE_ACCESS_NO_RIGHT;
+	*mr_va = t->mr_va + (va - t->desc.iova);
 	/* The MR's own checks: a fast-registered one may be invalid now. */
-	if (sroce_mr_check(b.mr, win->pd, *mr_va, len, 0))
-		return NULL;
-	return b.mr;
+	if (sroce_mr_check(t->mr, t->win->pd, *mr_va, len, 0))
+		return ROCE_ACCESS_INVALID;
+	return ROCE_ACCESS_OK;
 }

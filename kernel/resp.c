@@ -187,42 +187,63 @@ static u8 resp_need_rwqe(struct sroce_qp *qp, u32 psn, bool rc)
 	return RESP_RNR;
 }
 
-/* Checks a remote access (rkey of an MR or window); a NAK code or 0. */
-static u8 resp_check_remote(struct sroce_qp *qp, u32 rkey, u64 va, u64 len,
-			    int access)
+/*
+ * The memory a remote access of @range names (a RETH, or the part of one a
+ * packet carries), by proto/access.h's rules: a zero-length access checks
+ * no key.  ROCE_ACCESS_OK with *@mr and *@mr_va (*@mr NULL when there is
+ * nothing to copy), or the verdict.  Caller holds rcu_read_lock() until
+ * the copy is done.
+ */
+static enum roce_access_verdict resp_resolve(struct sroce_qp *qp,
+					     const struct roce_reth *range,
+					     u32 need, struct sroce_mr **mr,
+					     u64 *mr_va)
 {
-	u64 mr_va;
-	u8 nak = 0;
+	struct sroce_rkey_target t;
+	bool found = sroce_rkey_lookup(qp, range->rkey, &t);
+	enum roce_access_verdict v;
 
-	if (!(qp->access & access))
-		return ROCE_NAK_REM_ACCESS_ERR;
-	if (!len)
-		return 0;
-	rcu_read_lock();
-	if (!sroce_rkey_resolve(qp, rkey, va, len, access, &mr_va))
-		nak = ROCE_NAK_REM_ACCESS_ERR;
-	rcu_read_unlock();
-	return nak;
+	*mr = NULL;
+	v = roce_reth_check(found ? &t.desc : NULL, qp->ib.pd, range, need);
+	if (v != ROCE_ACCESS_OK || !range->len)
+		return v;
+	v = sroce_rkey_translate(qp, &t, range->va, range->len, mr_va);
+	if (v == ROCE_ACCESS_OK)
+		*mr = t.mr;
+	return v;
 }
 
-/* Copies payload to @rkey's memory, checked again (it may be gone). */
-static u8 resp_write_data(struct sroce_qp *qp, u32 rkey, u64 va,
-			  const void *data, u32 len)
+/* Checks a READ or WRITE request's RETH; the NAK code or 0. */
+static u8 resp_check_reth(struct sroce_qp *qp, const struct roce_reth *reth,
+			  u32 need)
 {
+	enum roce_access_verdict v;
 	struct sroce_mr *mr;
 	u64 mr_va;
-	u8 nak = 0;
 
-	if (!len)
-		return 0;
+	/* The QP's own remote rights come first, even for zero length. */
+	if (!(qp->access & need))
+		return ROCE_NAK_REM_ACCESS_ERR;
 	rcu_read_lock();
-	mr = sroce_rkey_resolve(qp, rkey, va, len, IB_ACCESS_REMOTE_WRITE, &mr_va);
-	if (!mr)
-		nak = ROCE_NAK_REM_ACCESS_ERR;
-	else
-		sroce_mr_copy(mr, mr_va, (void *)data, len, SROCE_TO_MR);
+	v = resp_resolve(qp, reth, need, &mr, &mr_va);
 	rcu_read_unlock();
-	return nak;
+	return v == ROCE_ACCESS_OK ? 0 : roce_access_nak(v);
+}
+
+/* Copies a WRITE packet's payload to @range, checked again (the MR may be gone). */
+static u8 resp_write_data(struct sroce_qp *qp, const struct roce_reth *range,
+			  const void *data)
+{
+	enum roce_access_verdict v;
+	struct sroce_mr *mr;
+	u64 mr_va;
+
+	rcu_read_lock();
+	v = resp_resolve(qp, range, ROCE_ACCESS_REMOTE_WRITE, &mr, &mr_va);
+	if (mr)
+		sroce_mr_copy(mr, mr_va, (void *)data, range->len, SROCE_TO_MR);
+	rcu_read_unlock();
+	return v == ROCE_ACCESS_OK ? 0 : roce_access_nak(v);
 }
 
 /*
@@ -301,8 +322,7 @@ static u8 resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 	if (flags & ROCE_OPF_FIRST) {
 		if (pkt->reth.len > SROCE_MAX_MSG_SIZE)
 			return ROCE_NAK_INVALID_REQ;	/* beyond max_msg_sz */
-		nak = resp_check_remote(qp, pkt->reth.rkey, pkt->reth.va,
-					pkt->reth.len, IB_ACCESS_REMOTE_WRITE);
+		nak = resp_check_reth(qp, &pkt->reth, ROCE_ACCESS_REMOTE_WRITE);
 		if (nak)
 			return nak;
 		qp->write_va = pkt->reth.va;
@@ -320,8 +340,10 @@ static u8 resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 		if (nak)
 			return nak;
 	}
-	nak = resp_write_data(qp, qp->write_rkey, qp->write_va,
-			      skb->data + pkt->payload_off, pkt->payload_len);
+	nak = resp_write_data(qp, &(struct roce_reth){ .va = qp->write_va,
+						       .rkey = qp->write_rkey,
+						       .len = pkt->payload_len },
+			      skb->data + pkt->payload_off);
 	if (nak)
 		return nak;
 	qp->write_va += pkt->payload_len;
@@ -403,8 +425,7 @@ static u8 resp_read(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	 */
 	if (pkt->reth.len > SROCE_MAX_MSG_SIZE)
 		return ROCE_NAK_INVALID_REQ;
-	nak = resp_check_remote(qp, pkt->reth.rkey, pkt->reth.va, pkt->reth.len,
-				IB_ACCESS_REMOTE_READ);
+	nak = resp_check_reth(qp, &pkt->reth, ROCE_ACCESS_REMOTE_READ);
 	if (nak)
 		return nak;
 	if (!rd_res_make_room(qp))
@@ -430,21 +451,30 @@ static u8 resp_read(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 static u8 resp_atomic(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 {
 	const struct roce_atmeth *a = &pkt->atmeth;
+	struct sroce_rkey_target t;
+	enum roce_access_verdict v;
 	struct sroce_rd_res *r;
-	struct sroce_mr *mr;
 	struct page *page;
+	bool found;
 	u64 *p, orig, mr_va;
 
-	if (!roce_atomic_aligned(a->va))
-		return ROCE_NAK_INVALID_REQ;
 	if (!(qp->access & IB_ACCESS_REMOTE_ATOMIC))
 		return ROCE_NAK_REM_ACCESS_ERR;
 
 	rcu_read_lock();
-	mr = sroce_rkey_resolve(qp, a->rkey, a->va, ROCE_ATOMIC_LEN,
-				IB_ACCESS_REMOTE_ATOMIC, &mr_va);
-	/* A zero-based window may move the target off its alignment. */
-	if (!mr || !roce_atomic_aligned(mr_va)) {
+	found = sroce_rkey_lookup(qp, a->rkey, &t);
+	v = roce_atomic_check(found ? &t.desc : NULL, qp->ib.pd, a);
+	if (v == ROCE_ACCESS_OK)
+		v = sroce_rkey_translate(qp, &t, a->va, ROCE_ATOMIC_LEN, &mr_va);
+	if (v != ROCE_ACCESS_OK) {
+		rcu_read_unlock();
+		return roce_access_nak(v);
+	}
+	/*
+	 * The peer's address was aligned, but a zero-based window may move
+	 * it off alignment in our memory: our layout, not its request.
+	 */
+	if (!roce_atomic_aligned(mr_va)) {
 		rcu_read_unlock();
 		return ROCE_NAK_REM_ACCESS_ERR;
 	}
@@ -452,7 +482,7 @@ static u8 resp_atomic(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 		rcu_read_unlock();
 		return ROCE_NAK_INVALID_REQ;	/* peer broke its limit */
 	}
-	p = sroce_mr_atomic_ptr(mr, mr_va, &page);
+	p = sroce_mr_atomic_ptr(t.mr, mr_va, &page);
 	if (!p) {
 		rcu_read_unlock();
 		return ROCE_NAK_REM_ACCESS_ERR;
@@ -698,8 +728,10 @@ static void send_read_packet(struct sroce_qp *qp, struct sroce_rd_res *r)
 	roce_build_headers(&pi, skb->data, hdr_len);
 	if (len) {
 		rcu_read_lock();
-		mr = sroce_rkey_resolve(qp, r->rkey, r->va + r->sent, len,
-					IB_ACCESS_REMOTE_READ, &mr_va);
+		resp_resolve(qp, &(struct roce_reth){ .va = r->va + r->sent,
+						      .rkey = r->rkey,
+						      .len = len },
+			     ROCE_ACCESS_REMOTE_READ, &mr, &mr_va);
 		if (!mr) {
 			/* Deregistered under the request: refuse the rest. */
 			rcu_read_unlock();

@@ -27,6 +27,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "../include/uapi/sroce-abi.h"
+#include "proto/access.h"
 #include "proto/dcqcn.h"
 #include "proto/pacer.h"
 #include "proto/wire.h"
@@ -269,6 +270,8 @@ static inline u32 sroce_new_key(u32 index)
 int sroce_key_reserve(struct sroce_dev *sdev, u32 *index);
 /* Returns the MR named by @key, or NULL.  Caller holds rcu_read_lock(). */
 struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key);
+/* What proto/access.h checks of @mr, read once. */
+void sroce_mr_desc(struct sroce_mr *mr, struct roce_mr_desc *d);
 /*
  * Checks that [iova, iova+len) lies in @mr, that @mr belongs to @pd and
  * grants every bit of @access.  0, or -EACCES (rights, PD) / -ERANGE.
@@ -338,13 +341,31 @@ u8 sroce_mw_bind(struct sroce_qp *qp, const struct sroce_send_wqe *wqe);
  */
 int sroce_key_invalidate(struct sroce_qp *qp, u32 key, bool remote);
 /*
- * Resolves @rkey for a remote access of @len bytes at @va by @qp that
- * needs @access: an MR of the QP's PD that grants it, or a window that
- * does.  Returns the MR to copy with and sets *@mr_va to the address
- * within it, or NULL.  Caller holds rcu_read_lock() until the copy is done.
+ * What an rkey names: an MR, or a window seen through one snapshot of its
+ * binding.  The responder checks a request against @desc with
+ * proto/access.h's rules, then asks sroce_rkey_translate() for the bytes.
  */
-struct sroce_mr *sroce_rkey_resolve(struct sroce_qp *qp, u32 rkey, u64 va,
-				    u64 len, int access, u64 *mr_va);
+struct sroce_rkey_target {
+	struct roce_mr_desc desc;	/* the MR's, or the window's binding */
+	struct sroce_mr *mr;		/* the memory: the MR, or the bound one */
+	struct sroce_window *win;	/* NULL for an MR */
+	u64 mr_va;			/* window: its first byte in the MR */
+	u32 qpn;			/* window type 2: the QP it is bound to */
+};
+/*
+ * Fills @t with what @rkey names; false if it names nothing (no entry, or
+ * a stale key variant).  Caller holds rcu_read_lock() until the copy.
+ */
+bool sroce_rkey_lookup(struct sroce_qp *qp, u32 rkey,
+		       struct sroce_rkey_target *t);
+/*
+ * After proto's check accepted [va, va+len) against @t->desc: the window
+ * rules proto does not know (type 2's QP, the bound MR still valid) and the
+ * address of @va within @t->mr.  ROCE_ACCESS_OK and *@mr_va, or a verdict.
+ */
+enum roce_access_verdict sroce_rkey_translate(struct sroce_qp *qp,
+					      const struct sroce_rkey_target *t,
+					      u64 va, u64 len, u64 *mr_va);
 
 /* ------------------------------------------------------------------------
  * Completion queues (cq.c).

@@ -108,7 +108,11 @@ def access_cases(mr, other_pd_mr, no_remote_mr, read_only_mr):
     CAS, FAA = e.IBV_WR_ATOMIC_CMP_AND_SWP, e.IBV_WR_ATOMIC_FETCH_AND_ADD
     base, rkey = mr.buf, mr.rkey
     cases = [("ok write", W, 64, rkey, base), ("ok read", R, 64, rkey, base),
-             ("ok atomic", CAS, 8, rkey, base)]
+             ("ok atomic", CAS, 8, rkey, base),
+             # A zero-length READ or WRITE accesses no memory, so IBTA has
+             # the responder skip the R_Key check (proto/access.h).
+             ("ok zero-length write, no key", W, 0, 0, 1 << 40),
+             ("ok zero-length read, no key", R, 0, rkey ^ 0x100, base - 8)]
     for name, op, n in (("write", W, 64), ("read", R, 64), ("cmp_swap", CAS, 8),
                         ("fetch_add", FAA, 8)):
         cases += [
