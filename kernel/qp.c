@@ -335,10 +335,16 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		init->cap.max_recv_wr = qp->rq.ring.num_slots;
 		init->cap.max_recv_sge = qp->rq.max_sge;
 	}
-	qp->rd_res = kcalloc(SROCE_MAX_RD_ATOMIC, sizeof(*qp->rd_res), GFP_KERNEL);
-	if (!qp->rd_res) {
-		err = -ENOMEM;
-		goto err_rq;
+	if (init->qp_type == IB_QPT_RC) {
+		/* Sized for the largest max_dest_rd_atomic a modify may set. */
+		struct roce_rd_res *res = kcalloc(SROCE_MAX_RD_ATOMIC,
+						  sizeof(*res), GFP_KERNEL);
+
+		if (!res) {
+			err = -ENOMEM;
+			goto err_rq;
+		}
+		roce_rd_init(&qp->rd_res, res, SROCE_MAX_RD_ATOMIC);
 	}
 	err = dst_cache_init(&qp->dst_cache, GFP_KERNEL);
 	if (err)
@@ -362,7 +368,7 @@ err_qpn:
 	xa_erase_bh(&sdev->qps, ibqp->qp_num);
 err_res:
 	dst_cache_destroy(&qp->dst_cache);
-	kfree(qp->rd_res);
+	kfree(qp->rd_res.res);
 err_rq:
 	if (!qp->srq)
 		sroce_rq_free(&qp->rq);
@@ -438,7 +444,7 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	qp->nak_pending = false;
 	qp->write_resid = 0;
 	qp->resp_msg = 0;		/* ROCE_MSG_NONE */
-	qp->rd_res_head = qp->rd_res_tail = qp->rd_res_count = 0;
+	roce_rd_reset(&qp->rd_res);
 	qp->msn = 0;
 	spin_unlock_bh(&qp->resp_lock);
 }
@@ -710,7 +716,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_mcast_detach_all(qp);
 
 	dst_cache_destroy(&qp->dst_cache);
-	kfree(qp->rd_res);
+	kfree(qp->rd_res.res);
 	if (!qp->srq)
 		sroce_rq_free(&qp->rq);
 	if (qp->user)

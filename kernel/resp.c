@@ -364,34 +364,7 @@ static u8 resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 	return 0;
 }
 
-/* Frees the oldest resource if it has finished; false if none could go. */
-static bool rd_res_make_room(struct sroce_qp *qp)
-{
-	struct sroce_rd_res *r;
-	u32 max = max_t(u32, qp->max_dest_rd_atomic, 1);
-
-	if (qp->rd_res_count < max)
-		return true;
-	r = &qp->rd_res[qp->rd_res_tail % max];
-	if (r->kind == SROCE_RES_READ && !r->done)
-		return false;
-	qp->rd_res_tail++;
-	qp->rd_res_count--;
-	return true;
-}
-
-static struct sroce_rd_res *rd_res_add(struct sroce_qp *qp)
-{
-	u32 max = max_t(u32, qp->max_dest_rd_atomic, 1);
-	struct sroce_rd_res *r = &qp->rd_res[qp->rd_res_head % max];
-
-	memset(r, 0, sizeof(*r));
-	qp->rd_res_head++;
-	qp->rd_res_count++;
-	return r;
-}
-
-static void send_read_packet(struct sroce_qp *qp, struct sroce_rd_res *r);
+static void send_read_packet(struct sroce_qp *qp, struct roce_rd_res *r);
 
 /*
  * A one-packet READ with nothing queued before it is answered here, in
@@ -401,7 +374,7 @@ static void send_read_packet(struct sroce_qp *qp, struct sroce_rd_res *r);
  * The send right keeps the engine's backoff and pacing state ours while
  * we send.  Caller holds resp_lock.  True if the response went out.
  */
-static bool resp_read_inline(struct sroce_qp *qp, struct sroce_rd_res *r)
+static bool resp_read_inline(struct sroce_qp *qp, struct roce_rd_res *r)
 {
 	bool sent;
 
@@ -416,7 +389,7 @@ static bool resp_read_inline(struct sroce_qp *qp, struct sroce_rd_res *r)
 
 static u8 resp_read(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 {
-	struct sroce_rd_res *r;
+	struct roce_rd_res *r;
 	u32 npsn;
 	u8 nak;
 
@@ -428,11 +401,11 @@ static u8 resp_read(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	nak = resp_check_reth(qp, &pkt->reth, ROCE_ACCESS_REMOTE_READ);
 	if (nak)
 		return nak;
-	if (!rd_res_make_room(qp))
+	if (!roce_rd_make_room(&qp->rd_res, qp->max_dest_rd_atomic))
 		return ROCE_NAK_INVALID_REQ;	/* peer broke its limit */
 	npsn = max_t(u32, 1, DIV_ROUND_UP(pkt->reth.len, qp->mtu));
-	r = rd_res_add(qp);
-	r->kind = SROCE_RES_READ;
+	r = roce_rd_add(&qp->rd_res);
+	r->kind = ROCE_RD_READ;
 	r->first_psn = pkt->bth.psn;
 	r->last_psn = psn_add(pkt->bth.psn, npsn - 1);
 	r->next_psn = r->first_psn;
@@ -453,7 +426,7 @@ static u8 resp_atomic(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	const struct roce_atmeth *a = &pkt->atmeth;
 	struct sroce_rkey_target t;
 	enum roce_access_verdict v;
-	struct sroce_rd_res *r;
+	struct roce_rd_res *r;
 	struct page *page;
 	bool found;
 	u64 *p, orig, mr_va;
@@ -478,7 +451,7 @@ static u8 resp_atomic(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 		rcu_read_unlock();
 		return ROCE_NAK_REM_ACCESS_ERR;
 	}
-	if (!rd_res_make_room(qp)) {
+	if (!roce_rd_make_room(&qp->rd_res, qp->max_dest_rd_atomic)) {
 		rcu_read_unlock();
 		return ROCE_NAK_INVALID_REQ;	/* peer broke its limit */
 	}
@@ -500,8 +473,8 @@ static u8 resp_atomic(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 		kunmap_local(p);
 	rcu_read_unlock();
 
-	r = rd_res_add(qp);
-	r->kind = SROCE_RES_ATOMIC;
+	r = roce_rd_add(&qp->rd_res);
+	r->kind = ROCE_RD_ATOMIC;
 	r->first_psn = r->last_psn = pkt->bth.psn;
 	r->atomic_orig = orig;
 	qp->msn++;
@@ -514,38 +487,30 @@ static u8 resp_atomic(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 static void resp_duplicate(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 {
 	u32 flags = pkt->op->flags;
-	u32 max = max_t(u32, qp->max_dest_rd_atomic, 1);
 	u32 psn = pkt->bth.psn;
-	u32 i;
+	struct roce_rd_res *r;
 
 	sroce_count(qp->sdev, SROCE_CNT_DUP_REQUESTS, 1);
 	if (!(flags & (ROCE_OPF_READ_REQ | ROCE_OPF_ATOMIC))) {
 		resp_ack(qp, psn_sub(qp->epsn, 1));
 		return;
 	}
-	for (i = qp->rd_res_tail; i != qp->rd_res_head; i++) {
-		struct sroce_rd_res *r = &qp->rd_res[i % max];
-
-		if (!psn_in_range(psn, r->first_psn, psn_add(r->last_psn, 1)))
-			continue;
-		if (r->kind == SROCE_RES_ATOMIC) {
-			resp_send(qp, ROCE_OP_RC_ATOMIC_ACK, psn,
-				  roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID),
-				  &r->atomic_orig);
-		} else {
-			/* Resend from the PSN asked for. */
-			r->next_psn = psn;
-			r->sent = min_t(u32, psn_diff(psn, r->first_psn) * qp->mtu,
-					r->length);
-			if (!r->length)
-				r->sent = 0;
-			r->done = false;
-			WRITE_ONCE(qp->reads_queued, true);
-			sroce_qp_schedule_send(qp);
-		}
+	r = roce_rd_find(&qp->rd_res, psn);
+	/*
+	 * Forgotten, or a request of another kind than the one accepted at
+	 * that PSN: nothing safe to answer; the requester will retry or fail.
+	 */
+	if (!r || (r->kind == ROCE_RD_ATOMIC) != !!(flags & ROCE_OPF_ATOMIC))
+		return;
+	if (r->kind == ROCE_RD_ATOMIC) {
+		resp_send(qp, ROCE_OP_RC_ATOMIC_ACK, psn,
+			  roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID),
+			  &r->atomic_orig);
 		return;
 	}
-	/* Forgotten: nothing safe to answer; the requester will retry or fail. */
+	roce_rd_restart_read(r, psn, qp->mtu);
+	WRITE_ONCE(qp->reads_queued, true);
+	sroce_qp_schedule_send(qp);
 }
 
 /* UC: the message in progress is lost; drop until the next FIRST. */
@@ -682,22 +647,8 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 
 /* ---- READ responses, from the send work ----------------------------------- */
 
-static struct sroce_rd_res *next_read(struct sroce_qp *qp)
-{
-	u32 max = max_t(u32, qp->max_dest_rd_atomic, 1);
-	u32 i;
-
-	for (i = qp->rd_res_tail; i != qp->rd_res_head; i++) {
-		struct sroce_rd_res *r = &qp->rd_res[i % max];
-
-		if (r->kind == SROCE_RES_READ && !r->done)
-			return r;
-	}
-	return NULL;
-}
-
 /* Sends the next packet of READ @r.  Caller holds resp_lock. */
-static void send_read_packet(struct sroce_qp *qp, struct sroce_rd_res *r)
+static void send_read_packet(struct sroce_qp *qp, struct roce_rd_res *r)
 {
 	u32 len = min_t(u32, qp->mtu, r->length - r->sent);
 	bool first = r->next_psn == r->first_psn;
@@ -761,7 +712,7 @@ static void send_read_packet(struct sroce_qp *qp, struct sroce_rd_res *r)
 
 bool sroce_resp_send_reads(struct sroce_qp *qp, int *budget)
 {
-	struct sroce_rd_res *r;
+	struct roce_rd_res *r;
 	bool did = false;
 
 	/* Every engine run passes here: without a READ queued it must not
@@ -772,13 +723,13 @@ bool sroce_resp_send_reads(struct sroce_qp *qp, int *budget)
 	if (qp->ib.qp_type != IB_QPT_RC || !READ_ONCE(qp->reads_queued))
 		return false;
 	spin_lock_bh(&qp->resp_lock);
-	while (*budget > 0 && !qp->tx_backoff && (r = next_read(qp)) &&
+	while (*budget > 0 && !qp->tx_backoff && (r = roce_rd_next_read(&qp->rd_res)) &&
 	       sroce_cc_may_send(qp)) {
 		send_read_packet(qp, r);
 		(*budget)--;
 		did = true;
 	}
-	if (!next_read(qp))
+	if (!roce_rd_next_read(&qp->rd_res))
 		WRITE_ONCE(qp->reads_queued, false);
 	spin_unlock_bh(&qp->resp_lock);
 	return did;

@@ -30,6 +30,7 @@
 #include "proto/access.h"
 #include "proto/dcqcn.h"
 #include "proto/pacer.h"
+#include "proto/rdres.h"
 #include "proto/wire.h"
 #include "proto/window.h"
 
@@ -548,28 +549,6 @@ enum sroce_swqe_state {
 	SROCE_SWQE_DONE,		/* acknowledged or failed */
 };
 
-/* A READ or atomic the responder accepted: for replies and duplicates. */
-enum sroce_res_kind {
-	SROCE_RES_READ = 1,
-	SROCE_RES_ATOMIC,
-};
-
-struct sroce_rd_res {
-	u8 kind;			/* enum sroce_res_kind */
-	bool replay;			/* ATOMIC: result known, resend it */
-	u32 first_psn;
-	u32 last_psn;
-	/* READ: what is left to send */
-	u64 va;
-	u32 rkey;
-	u32 length;			/* of the whole request */
-	u32 sent;			/* bytes already sent */
-	u32 next_psn;
-	bool done;			/* READ: every response sent */
-	/* ATOMIC: the original value returned */
-	u64 atomic_orig;
-};
-
 /*
  * What the receive path finds by QP number (sdev->qps) and what multicast
  * members point to.  ib_core frees the QP itself as soon as destroy_qp
@@ -681,10 +660,7 @@ struct sroce_qp {
 	u64 write_va;			/* WRITE in progress */
 	u32 write_rkey;
 	u32 write_resid;
-	struct sroce_rd_res *rd_res;	/* ring of max_dest_rd_atomic */
-	u32 rd_res_head;		/* next to fill */
-	u32 rd_res_tail;		/* oldest READ still sending */
-	u32 rd_res_count;
+	struct roce_rd_ring rd_res;	/* RC: READs and atomics accepted */
 	bool reads_queued;		/* a READ response may be unsent: read
 					 * without resp_lock by the engine */
 	struct list_head mcast;		/* sroce_mcast_member, groups joined (UD) */
