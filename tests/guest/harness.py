@@ -76,10 +76,11 @@ class Guest:
     guest installs sroce from (build/ or build/<distro>/).  kernel="debug"
     boots bookworm on the debug kernel (scripts/vm-run --kernel debug,
     after scripts/build --kernel debug), with more memory and longer time
-    limits."""
+    limits.  `cmdline` adds to the guest kernel's command line."""
 
     def __init__(self, out_dir, rxe=False, mtu=None, mem=2048, smp=2,
-                 timeout=3000, load=True, distro=None, kernel=None):
+                 timeout=3000, load=True, distro=None, kernel=None,
+                 cmdline=None):
         self.out = str(out_dir)
         self.distro = distro if distro != "bookworm" else None
         self.kernel = kernel if kernel != "debian" else None
@@ -106,6 +107,8 @@ class Guest:
             args += ["--distro", self.distro]
         if self.kernel:
             args += ["--kernel", self.kernel]
+        if cmdline:
+            args += ["--append", cmdline]
         self.args = args + ["--", "/usr/bin/python3", AGENT]
         self.proc = None
         self.seq = itertools.count(1)

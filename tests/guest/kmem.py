@@ -43,21 +43,54 @@ def own_caches(caches, prefix="sroce"):
     return {name: c.active for name, c in caches.items() if name.startswith(prefix)}
 
 
-def kmalloc_growth(before, after, slabs=16, ratio=0.05):
-    """{cache: objects gained} for each kmalloc cache that grew by more
-    than `slabs` slabs' worth of objects plus `ratio` of what it had.
-    SLUB counts a CPU's partly used slab as in use, so a cache's count
-    moves in whole slabs with no leak at all, and the netdev faults
-    leave some routing state behind (one run of test_faults: +189 in
-    kmalloc-192, 9 slabs); a leak of a few thousand objects of any size
-    sroce allocates (64 bytes and up: at most 64 per slab, slack 1024
-    plus 5%) is beyond it."""
-    grown = {}
-    for name, c in kmalloc_caches(after).items():
-        was = before.get(name, Cache(0, c.size, c.per_slab)).active
-        if c.active - was > slabs * c.per_slab + ratio * was:
-            grown[name] = c.active - was
-    return grown
+
+
+# Where RDMA objects come from: sroce and the RDMA core modules it drives.
+RDMA_MODULES = ("sroce", "ib_core", "ib_uverbs", "rdma_cm", "ib_cm", "iw_cm",
+                "rdma_ucm", "ib_umad")
+# Wrappers that call kmalloc for their caller: the owner is further out.
+_ALLOC_HELPER = re.compile(
+    r"^_*(kv?[mzc]alloc|kmalloc|kvcalloc|kmemdup|kstrn?dup|kv?realloc|"
+    r"kv?asprintf|kmem_cache_alloc|slab_alloc|kmalloc_trace|kmalloc_node)")
+_FRAME = re.compile(r"\s*(?:(\d+) )?([\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[(\w+)\])?")
+
+
+def alloc_owners(text):
+    """{owner: objects} from a SLUB alloc_traces file (debugfs
+    slab/<cache>/alloc_traces, kept with slub_debug=U): every live object
+    counted once, under the first function outside the allocator and its
+    wrappers (kvmalloc, kmemdup...), as "function [module]" ("function"
+    for the kernel itself).  Each entry is a count and the allocating
+    call site, then the call stack it was allocated from; the stack names
+    the owner of objects that a wrapper allocated."""
+    owners = collections.Counter()
+    for block in re.split(r"\n[ \t]*\n", text):
+        frames = [m for m in map(_FRAME.match, block.splitlines()) if m]
+        if not frames or not frames[0].group(1):
+            continue
+        owner = None
+        site = frames[0].group(2)
+        if not _ALLOC_HELPER.match(site):
+            owner = frames[0]
+        else:
+            # In the stack: past the site, the first frame that is not
+            # the allocator's own.
+            past = False
+            for f in frames[1:]:
+                past = past or f.group(2) == site
+                if past and not _ALLOC_HELPER.match(f.group(2)):
+                    owner = f
+                    break
+        if owner is not None:
+            name = owner.group(2) + (" [%s]" % owner.group(3) if owner.group(3) else "")
+            owners[name] += int(frames[0].group(1))
+    return dict(owners)
+
+
+def rdma_owned(owners):
+    """The part of alloc_owners() that sroce or the RDMA core allocated."""
+    return {o: n for o, n in owners.items()
+            if any(o.endswith("[%s]" % m) for m in RDMA_MODULES)}
 
 
 def _per_device(text, line_re):
@@ -79,3 +112,19 @@ def resources(text):
 def statistics(text):
     """{device: {counter: value}} from `rdma statistic show link DEV/PORT`."""
     return _per_device(text, r"link (\w+)/\d+ (.*)")
+
+
+if __name__ == "__main__":
+    # In the guest: {cache: {owner: objects}} of every kmalloc cache's live
+    # objects that sroce or the RDMA core allocated, as JSON.  Read there,
+    # so that the kernel's whole allocation record never crosses the RPC.
+    import glob
+    import json
+    import sys
+    out = {}
+    for path in sorted(glob.glob("/sys/kernel/debug/slab/kmalloc-*/alloc_traces")):
+        with open(path) as f:
+            owned = rdma_owned(alloc_owners(f.read()))
+        if owned:
+            out[path.split("/")[-2]] = owned
+    json.dump(out, sys.stdout)
