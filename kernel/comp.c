@@ -30,39 +30,11 @@ static void comp_advance(struct sroce_qp *qp, u32 next)
 /* Everything up to and including @psn arrived; SENDs and WRITEs there are done. */
 static void comp_ack_through(struct sroce_qp *qp, u32 psn)
 {
-	u32 i;
+	struct roce_sq_view v = sroce_sq_view(qp);
+	u32 next = roce_sq_ack_through(&v, qp->comp_psn, psn);
 
-	if (psn_before(psn, qp->comp_psn) && psn_diff(qp->comp_psn, psn) > 1)
-		return;		/* an old ACK */
-	/* Every WQE whose PSNs are all through @psn: sent in full (perhaps
-	 * before a rewind), or the ACK could not name it.
-	 */
-	for (i = qp->retire; i != qp->fetch; i++) {
-		struct sroce_swqe *s = sroce_swqe(qp, i);
-
-		if (s->state == SROCE_SWQE_DONE)
-			continue;
-		if (!s->npsn)
-			break;
-		/*
-		 * A READ or atomic is done only when its data came back.  An
-		 * ACK past one whose response has not (IBA's implied NAK: the
-		 * response was lost, or is overtaken on the way, e.g. by the
-		 * ACK a duplicate request drew) acknowledges only what is
-		 * before it: moving comp_psn beyond it would drop its
-		 * response when it comes and stop the timer that asks again.
-		 */
-		if (sroce_wr_is_rd_atomic(s->wqe.opcode)) {
-			if (psn_after_eq(psn, s->first_psn))
-				psn = psn_sub(s->first_psn, 1);
-			break;
-		}
-		if (psn_after(s->last_psn, psn))
-			break;
-		s->state = SROCE_SWQE_DONE;
-	}
-	if (psn_after_eq(psn, qp->comp_psn))
-		comp_advance(qp, psn_add(psn, 1));
+	if (next != qp->comp_psn)
+		comp_advance(qp, next);
 	sroce_sq_retire(qp);
 }
 
@@ -78,11 +50,11 @@ static void comp_restart_timer(struct sroce_qp *qp)
 /* The oldest outstanding WQE fails with @status; so does the QP. */
 static void comp_fail(struct sroce_qp *qp, u8 status)
 {
-	if (qp->retire != qp->fetch && sroce_swqe(qp, qp->retire)->npsn) {
+	if (qp->retire != qp->fetch && sroce_swqe(qp, qp->retire)->msg.npsn) {
 		struct sroce_swqe *s = sroce_swqe(qp, qp->retire);
 
 		s->status = status;
-		s->state = SROCE_SWQE_DONE;
+		s->msg.state = ROCE_SQ_DONE;
 		sroce_sq_retire(qp);
 	}
 	sroce_qp_error(qp, SROCE_QP_NO_EVENT);
@@ -91,21 +63,10 @@ static void comp_fail(struct sroce_qp *qp, u8 status)
 /* The WQE a response PSN belongs to, or NULL. */
 static struct sroce_swqe *comp_wqe_for(struct sroce_qp *qp, u32 psn)
 {
-	u32 i;
+	struct roce_sq_view v = sroce_sq_view(qp);
+	u32 slot;
 
-	/* PSNs go to WQEs in order, so the first never sent ends the search. */
-	for (i = qp->retire; i != qp->fetch; i++) {
-		struct sroce_swqe *s = sroce_swqe(qp, i);
-
-		if (s->state == SROCE_SWQE_DONE)
-			continue;
-		if (!s->npsn)
-			break;
-		if (psn_in_range(psn, s->first_psn,
-					    psn_add(s->last_psn, 1)))
-			return s;
-	}
-	return NULL;
+	return roce_sq_find(&v, psn, &slot) ? sroce_swqe(qp, slot) : NULL;
 }
 
 /*
@@ -116,8 +77,9 @@ static struct sroce_swqe *comp_wqe_for(struct sroce_qp *qp, u32 psn)
  */
 static bool comp_psn_outstanding(struct sroce_qp *qp, u32 psn)
 {
-	return psn_in_range(psn, qp->comp_psn, qp->sent_end) &&
-	       comp_wqe_for(qp, psn);
+	struct roce_sq_view v = sroce_sq_view(qp);
+
+	return roce_sq_outstanding(&v, qp->comp_psn, qp->sent_end, psn);
 }
 
 static void comp_drop(struct sroce_qp *qp)
@@ -145,10 +107,10 @@ static void comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 		comp_drop(qp);
 		return;
 	}
-	offset = psn_diff(psn, s->first_psn) * qp->mtu;
-	if (offset + pkt->payload_len > s->length ||
+	offset = psn_diff(psn, s->msg.first_psn) * qp->mtu;
+	if (offset + pkt->payload_len > s->msg.length ||
 	    ((pkt->op->flags & ROCE_OPF_LAST) &&
-	     offset + pkt->payload_len != s->length) ||
+	     offset + pkt->payload_len != s->msg.length) ||
 	    (!(pkt->op->flags & ROCE_OPF_LAST) && pkt->payload_len != qp->mtu)) {
 		comp_fail(qp, IB_WC_BAD_RESP_ERR);
 		return;
@@ -161,10 +123,10 @@ static void comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 		return;
 	}
 	/* A READ response acknowledges every request before it. */
-	comp_ack_through(qp, psn_sub(s->first_psn, 1));
+	comp_ack_through(qp, psn_sub(s->msg.first_psn, 1));
 	comp_advance(qp, psn_add(psn, 1));
 	if (pkt->op->flags & ROCE_OPF_LAST) {
-		s->state = SROCE_SWQE_DONE;
+		s->msg.state = ROCE_SQ_DONE;
 		sroce_sq_retire(qp);
 	}
 }
@@ -196,7 +158,7 @@ static void comp_atomic_ack(struct sroce_qp *qp, const struct roce_pkt_info *pkt
 		return;
 	}
 	comp_advance(qp, psn_add(psn, 1));
-	s->state = SROCE_SWQE_DONE;
+	s->msg.state = ROCE_SQ_DONE;
 	sroce_sq_retire(qp);
 }
 

@@ -50,7 +50,7 @@ static bool qp_is_ud(const struct sroce_qp *qp)
 
 static bool is_rd_atomic(const struct sroce_swqe *s)
 {
-	return sroce_wr_is_rd_atomic(s->wqe.opcode);
+	return s->msg.rd_atomic;
 }
 
 /* Work requests that execute locally, without going to the wire. */
@@ -130,10 +130,11 @@ static void sq_take_user_wqe(struct sroce_qp *qp, u32 index)
 	u32 i;
 
 	memcpy(w, slot, sizeof(*w));
-	s->npsn = 0;
-	s->state = SROCE_SWQE_QUEUED;
+	s->msg = (struct roce_sq_msg){
+		.state = ROCE_SQ_QUEUED,
+		.rd_atomic = sroce_wr_is_rd_atomic(w->opcode),
+	};
 	s->status = IB_WC_SUCCESS;
-	s->length = 0;
 
 	if (!opcode_allowed(qp, w->opcode)) {
 		s->status = IB_WC_LOC_QP_OP_ERR;
@@ -168,7 +169,7 @@ static void sq_take_user_wqe(struct sroce_qp *qp, u32 index)
 		s->status = IB_WC_LOC_LEN_ERR;
 		return;
 	}
-	s->length = length;
+	s->msg.length = length;
 
 	if (qp_is_ud(qp)) {
 		struct sroce_ah *ah;
@@ -222,7 +223,7 @@ static void sq_post_cqe(struct sroce_qp *qp, struct sroce_swqe *s)
 	};
 
 	if (s->wqe.opcode == IB_WR_RDMA_READ)
-		wc.byte_len = s->length;
+		wc.byte_len = s->msg.length;
 	else if (s->wqe.opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
 		 s->wqe.opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
 		wc.byte_len = 8;
@@ -243,7 +244,7 @@ static void sq_post_cqe(struct sroce_qp *qp, struct sroce_swqe *s)
  */
 static bool req_drain_holds(const struct sroce_qp *qp, const struct sroce_swqe *s)
 {
-	return READ_ONCE(qp->state) == IB_QPS_SQD && !s->npsn;
+	return READ_ONCE(qp->state) == IB_QPS_SQD && !s->msg.npsn;
 }
 
 /* Caller holds sq_lock. */
@@ -252,7 +253,7 @@ static void req_check_drained(struct sroce_qp *qp)
 	if (!READ_ONCE(qp->sq_draining) || READ_ONCE(qp->state) != IB_QPS_SQD)
 		return;
 	if (qp->retire != qp->req_cur ||
-	    (qp->req_cur != qp->fetch && sroce_swqe(qp, qp->req_cur)->npsn))
+	    (qp->req_cur != qp->fetch && sroce_swqe(qp, qp->req_cur)->msg.npsn))
 		return;
 	WRITE_ONCE(qp->sq_draining, false);
 	if (qp->sqd_notify)
@@ -264,7 +265,7 @@ void sroce_sq_retire(struct sroce_qp *qp)
 	while (qp->retire != qp->fetch) {
 		struct sroce_swqe *s = sroce_swqe(qp, qp->retire);
 
-		if (s->state != SROCE_SWQE_DONE)
+		if (s->msg.state != ROCE_SQ_DONE)
 			break;
 		if (is_rd_atomic(s) && qp->rd_atomic_outstanding)
 			qp->rd_atomic_outstanding--;
@@ -286,7 +287,7 @@ void sroce_sq_retire(struct sroce_qp *qp)
 static void req_fail(struct sroce_qp *qp, struct sroce_swqe *s, u8 status)
 {
 	s->status = status;
-	s->state = SROCE_SWQE_DONE;
+	s->msg.state = ROCE_SQ_DONE;
 	qp->req_cur++;
 	qp->req_offset = 0;
 	sroce_sq_retire(qp);
@@ -337,15 +338,6 @@ static u8 req_opcode(struct sroce_qp *qp, struct sroce_swqe *s, bool first,
 	}
 }
 
-/* PSNs a message uses: one per packet; a READ reserves its responses'. */
-static u32 msg_npsn(struct sroce_qp *qp, struct sroce_swqe *s)
-{
-	if (qp_is_ud(qp) || s->wqe.opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	    s->wqe.opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
-		return 1;
-	return max_t(u32, 1, DIV_ROUND_UP(s->length, qp->mtu));
-}
-
 /*
  * Builds and sends the next packet of WQE @s at req_offset.  Returns 0,
  * or a negative errno after failing the WQE (bad local buffer).
@@ -365,10 +357,10 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 	 * the WQE was taken); UD QPs have no path MTU of their own.
 	 */
 	if (qp_is_ud(qp))
-		payload = s->length;
+		payload = s->msg.length;
 	else if (!is_read && !is_atomic)
-		payload = min_t(u32, qp->mtu, s->length - qp->req_offset);
-	last = is_read || is_atomic || qp->req_offset + payload >= s->length;
+		payload = min_t(u32, qp->mtu, s->msg.length - qp->req_offset);
+	last = is_read || is_atomic || qp->req_offset + payload >= s->msg.length;
 
 	pi.bth.opcode = req_opcode(qp, s, qp->req_offset == 0, last);
 	pi.bth.se = last && (s->wqe.send_flags & IB_SEND_SOLICITED);
@@ -376,7 +368,7 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 	pi.bth.dest_qpn = qp_is_ud(qp) ? s->wqe.wr.ud.remote_qpn : qp->dest_qpn;
 	pi.bth.psn = qp->req_psn;
 	pi.bth.ackreq = qp_is_rc(qp) &&
-			(last || psn_diff(qp->req_psn, s->first_psn) % SROCE_ACKREQ_EVERY ==
+			(last || psn_diff(qp->req_psn, s->msg.first_psn) % SROCE_ACKREQ_EVERY ==
 					 SROCE_ACKREQ_EVERY - 1 ||
 			 roce_window_wants_ack(&qp->window, req_unacked(qp)));
 	pad = roce_pad_len(payload);
@@ -391,7 +383,7 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 			 s->wqe.opcode == IB_WR_RDMA_WRITE_WITH_IMM))) {
 		pi.reth.va = s->wqe.wr.rdma.remote_addr + qp->req_offset;
 		pi.reth.rkey = s->wqe.wr.rdma.rkey;
-		pi.reth.len = s->length - qp->req_offset;
+		pi.reth.len = s->msg.length - qp->req_offset;
 	}
 	if (is_atomic) {
 		pi.atmeth.va = s->wqe.wr.atomic.remote_addr;
@@ -445,22 +437,22 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 	sroce_cc_sent(qp, av, hdr_len + payload + pad + ROCE_ICRC_LEN);
 
 	if (is_read) {
-		qp->req_psn = psn_add(s->last_psn, 1);
-		qp->req_offset = s->length;
+		qp->req_psn = psn_add(s->msg.last_psn, 1);
+		qp->req_offset = s->msg.length;
 	} else {
 		qp->req_psn = psn_add(qp->req_psn, 1);
 		qp->req_offset += payload;
 	}
 	if (psn_after(qp->req_psn, qp->sent_end))
 		qp->sent_end = qp->req_psn;
-	if (last || qp->req_offset >= s->length) {
+	if (last || qp->req_offset >= s->msg.length) {
 		qp->req_cur++;
 		qp->req_offset = 0;
 		if (qp_is_rc(qp)) {
-			s->state = SROCE_SWQE_SENT;
+			s->msg.state = ROCE_SQ_SENT;
 		} else {
 			/* UC/UD: done once on the wire. */
-			s->state = SROCE_SWQE_DONE;
+			s->msg.state = ROCE_SQ_DONE;
 			sroce_sq_retire(qp);
 		}
 	}
@@ -490,7 +482,7 @@ static void req_local_op(struct sroce_qp *qp, struct sroce_swqe *s)
 		req_fail(qp, s, status);
 		return;
 	}
-	s->state = SROCE_SWQE_DONE;
+	s->msg.state = ROCE_SQ_DONE;
 	qp->req_cur++;
 	sroce_sq_retire(qp);
 }
@@ -519,38 +511,14 @@ static void arm_retrans_timer(struct sroce_qp *qp)
  */
 void sroce_req_seek(struct sroce_qp *qp)
 {
-	struct sroce_swqe *s = NULL;
-	u32 i, outstanding = 0;
-	s32 done;
+	struct roce_sq_view v = sroce_sq_view(qp);
+	struct roce_sq_pos pos;
 
-	for (i = qp->retire; i != qp->fetch; i++) {
-		s = sroce_swqe(qp, i);
-		if (s->state == SROCE_SWQE_DONE)
-			continue;
-		if (!s->npsn || psn_after_eq(s->last_psn, qp->comp_psn))
-			break;
-		if (is_rd_atomic(s))
-			outstanding++;
-	}
-	qp->req_cur = i;
-	qp->rd_atomic_outstanding = outstanding;
-	for (; i != qp->fetch; i++) {
-		struct sroce_swqe *t = sroce_swqe(qp, i);
-
-		if (t->state == SROCE_SWQE_SENT)
-			t->state = SROCE_SWQE_QUEUED;
-	}
-	if (qp->req_cur == qp->fetch || !s->npsn) {
-		/* Everything sent is acknowledged: go on with new work. */
-		qp->req_psn = qp->comp_psn;
-		qp->req_offset = 0;
-		return;
-	}
-	done = psn_diff(qp->comp_psn, s->first_psn);
-	if (done < 0 || is_rd_atomic(s))
-		done = 0;
-	qp->req_psn = psn_add(s->first_psn, done);
-	qp->req_offset = min_t(u32, done * qp->mtu, s->length);
+	roce_sq_seek(&v, qp->comp_psn, qp->mtu, &pos);
+	qp->req_cur = pos.cur;
+	qp->req_psn = pos.psn;
+	qp->req_offset = pos.offset;
+	qp->rd_atomic_outstanding = pos.rd_atomic;
 }
 
 /* Go-back-N after a timeout or NAK; a no-op when all was acknowledged meanwhile. */
@@ -603,11 +571,14 @@ static bool req_step(struct sroce_qp *qp)
 	}
 	if (!sroce_cc_may_send(qp))
 		return false;	/* the pacer's kick timer brings us back */
-	if (!s->npsn) {
+	if (!s->msg.npsn) {
 		/* First time on the wire: give the message its PSNs. */
-		s->first_psn = qp->req_psn;
-		s->npsn = msg_npsn(qp, s);
-		s->last_psn = psn_add(s->first_psn, s->npsn - 1);
+		s->msg.first_psn = qp->req_psn;
+		/* One per packet; a READ reserves its responses'. */
+		s->msg.npsn = roce_sq_npsn(s->msg.length, qp->mtu,
+					   qp_is_ud(qp) || (is_rd_atomic(s) &&
+					   s->wqe.opcode != IB_WR_RDMA_READ));
+		s->msg.last_psn = psn_add(s->msg.first_psn, s->msg.npsn - 1);
 	}
 	if (req_send_packet(qp, s) == 0 && qp_is_rc(qp) && is_rd_atomic(s))
 		qp->rd_atomic_outstanding++;	/* one request packet each */
@@ -656,9 +627,9 @@ static bool sroce_flush_queues(struct sroce_qp *qp, int budget)
 	for (n = 0; qp->retire != qp->fetch && n < budget; n++) {
 		struct sroce_swqe *s = sroce_swqe(qp, qp->retire);
 
-		if (s->state != SROCE_SWQE_DONE)
+		if (s->msg.state != ROCE_SQ_DONE)
 			s->status = IB_WC_WR_FLUSH_ERR;
-		s->state = SROCE_SWQE_DONE;
+		s->msg.state = ROCE_SQ_DONE;
 		qp->retire++;
 		if (qp->user)
 			smp_store_release(&qp->sq.ctrl->consumer, qp->retire);
@@ -781,6 +752,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		memset(s, 0, sizeof(*s));
 		s->wqe.wr_id = wr->wr_id;
 		s->wqe.opcode = wr->opcode;
+		s->msg.rd_atomic = sroce_wr_is_rd_atomic(wr->opcode);
 		s->wqe.send_flags = wr->send_flags & ~IB_SEND_INLINE;
 		s->wqe.num_sge = wr->num_sge;
 		s->wqe.imm_data = wr->opcode == IB_WR_SEND_WITH_INV ||
@@ -793,7 +765,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			s->sge[i].lkey = wr->sg_list[i].lkey;
 			length += wr->sg_list[i].length;
 		}
-		s->length = length;
+		s->msg.length = length;
 		switch (wr->opcode) {
 		case IB_WR_RDMA_WRITE:
 		case IB_WR_RDMA_WRITE_WITH_IMM:
@@ -828,7 +800,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			err = -EINVAL;
 			break;
 		}
-		s->state = SROCE_SWQE_QUEUED;
+		s->msg.state = ROCE_SQ_QUEUED;
 		s->status = IB_WC_SUCCESS;
 		qp->sq_prod++;
 		qp->fetch = qp->sq_prod;

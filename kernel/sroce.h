@@ -31,6 +31,7 @@
 #include "proto/dcqcn.h"
 #include "proto/pacer.h"
 #include "proto/rdres.h"
+#include "proto/sqtrack.h"
 #include "proto/wire.h"
 #include "proto/window.h"
 
@@ -524,11 +525,7 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb,
 struct sroce_swqe {			/* kernel copy of a send WQE */
 	struct sroce_send_wqe wqe;	/* validated */
 	struct sroce_av av;		/* UD: the AH's, resolved when taken */
-	u32 length;			/* payload bytes of the message */
-	u32 first_psn;			/* RC/UC: PSN of its first packet */
-	u32 last_psn;			/* ... and of its last */
-	u32 npsn;			/* PSNs it uses */
-	u8 state;			/* enum sroce_swqe_state */
+	struct roce_sq_msg msg;		/* length, PSNs, state (proto/sqtrack.h) */
 	u8 status;			/* ib_wc_status once done */
 	struct ib_mr *reg_mr;		/* REG_MR (kernel QPs) */
 	u32 reg_key;
@@ -541,12 +538,6 @@ struct sroce_swqe {			/* kernel copy of a send WQE */
 		DECLARE_FLEX_ARRAY(struct sroce_sge, sge);
 		DECLARE_FLEX_ARRAY(u8, inline_data);
 	};
-};
-
-enum sroce_swqe_state {
-	SROCE_SWQE_QUEUED,		/* not all packets sent yet */
-	SROCE_SWQE_SENT,		/* every packet sent, waiting for ACK */
-	SROCE_SWQE_DONE,		/* acknowledged or failed */
 };
 
 /*
@@ -675,6 +666,19 @@ static inline struct sroce_swqe *sroce_swqe(struct sroce_qp *qp, u32 index)
 {
 	return (struct sroce_swqe *)(qp->shadow +
 				     (size_t)(index & qp->sq_mask) * qp->shadow_size);
+}
+
+/* The send queue's messages, as proto/sqtrack.h sees them.  Under sq_lock. */
+static inline struct roce_sq_view sroce_sq_view(struct sroce_qp *qp)
+{
+	return (struct roce_sq_view){
+		.base = qp->shadow,
+		.stride = qp->shadow_size,
+		.off = offsetof(struct sroce_swqe, msg),
+		.mask = qp->sq_mask,
+		.retire = qp->retire,
+		.fetch = qp->fetch,
+	};
 }
 
 /* READ and atomics: they use responder resources and complete with data. */
