@@ -12,7 +12,9 @@ UBSAN, kmemleak (scripts/build --kernel debug first; `scripts/test --kernel
 debug` does it).  After each test the guest's kernel log is checked, and
 the test fails if it shows a warning, oops or detector report; on the
 debug kernel a kmemleak scan before the guest stops fails the module's
-last test if sroce or the RDMA core leaked.
+last test if sroce or the RDMA core leaked.  Tests marked `debug_kernel`
+check the debug kernel's detectors themselves: they run with `--kernel
+debug` only and are deselected (so counted, not hidden) on Debian's kernel.
 """
 import os
 import sys
@@ -72,10 +74,16 @@ def pytest_generate_tests(metafunc):
 def pytest_collection_modifyitems(config, items):
     """first_release_only tests of an ALL_RELEASES module run once, on the
     first release of the run: they repeat a path another test covers on
-    every release, and CI's 90 minutes are shared by three releases."""
+    every release, and CI's 90 minutes are shared by three releases.
+    debug_kernel tests need the debug kernel's detectors (Debian's kernel
+    has no kmemleak, KASAN...): deselected without --kernel debug."""
     keep, drop = [], []
+    debug = config.getoption("kernel") == "debug"
     for item in items:
         if item.get_closest_marker("packages") and not config.getoption("packages"):
+            drop.append(item)
+            continue
+        if item.get_closest_marker("debug_kernel") and not debug:
             drop.append(item)
             continue
         spec = getattr(item, "callspec", None)

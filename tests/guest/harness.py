@@ -212,21 +212,27 @@ class Guest:
     def kernel_problems(self):
         return [l for l in self.new_kernel_log() if BAD_KERNEL_LOG.search(l)]
 
-    def kmemleak_leaks(self):
+    def kmemleak_leaks(self, match=LEAK_MODULES, keep="kmemleak"):
         """On a kernel with kmemleak (the debug kernel): scans now and
-        returns the reports whose allocation stack runs through sroce or
-        the RDMA core (LEAK_MODULES), each a block of lines (the boot,
-        before those modules load, leaves none: see stage2).  Every report
-        is kept in the output folder's `kmemleak`.  Objects younger than
-        5 s are never reported, hence the wait."""
-        res = self.run("f=/sys/kernel/debug/kmemleak; [ -w $f ] || exit 0; "
+        returns the reports `match` finds in, each a block of lines; by
+        default those whose allocation stack runs through sroce or the RDMA
+        core (LEAK_MODULES; the boot, before those modules load, leaves
+        none: see stage2).  Every report is kept in the output folder's
+        file `keep`.  Objects younger than 5 s are never reported, hence
+        the wait.  A kmemleak that is missing, not mounted or has switched
+        itself off fails, rather than look like no leaks
+        (test_device.py's test_kmemleak_check_sees_a_deliberate_leak is
+        the positive control)."""
+        res = self.run("f=/sys/kernel/debug/kmemleak; "
+                       "[ -w $f ] || { echo \"no $f\" >&2; exit 1; }; "
                        "sleep 6; echo scan >$f && cat $f", timeout=300)
         if res.rc != 0:
             raise AssertionError("kmemleak scan failed: %r" % res)
-        with open(os.path.join(self.out, "kmemleak"), "w") as f:
+        with open(os.path.join(self.out, keep), "w") as f:
             f.write(res.stdout)
         blocks = re.split(r"(?m)^(?=unreferenced object )", res.stdout)
-        return [b for b in blocks if LEAK_MODULES.search(b)]
+        return [b for b in blocks if b.startswith("unreferenced object ") and
+                match.search(b)]
 
     def _request(self, req, timeout):
         n = next(self.seq)

@@ -3,6 +3,8 @@ import re
 
 import pytest
 
+from harness import BAD_KERNEL_LOG, LEAK_MODULES
+
 # Core: runs on every Debian release with --releases (scripts/test).
 ALL_RELEASES = True
 
@@ -149,3 +151,59 @@ def test_namespace_deleted_under_live_device(guest):
               "ip netns exec peer rdma link add sroce1 type sroce netdev veth1",
               check=True)
     assert set(link_names(guest)) >= {"sroce0", "sroce1"}
+
+
+# What kmemleak-test.ko logs as it loads (pr_fmt "kmemleak: ", so the
+# kernel-log check would take it for kmemleak's own warnings).
+KMEMLEAK_TEST_LOG = re.compile(r"kmemleak: (Kmemleak testing|[kv][mz]?alloc\()")
+
+
+@pytest.mark.debug_kernel
+def test_kmemleak_check_sees_a_deliberate_leak(guest):
+    """The positive control for the leak check that ends every module on
+    the debug kernel (conftest's guest fixture, Guest.kmemleak_leaks):
+    kmemleak-test.ko (samples/kmemleak, scripts/debug-kernel.config) drops
+    the pointers to 8 kmallocs and 5 vmallocs as it loads, and the same
+    scan and report parsing must list all 13.  A kmemleak that is missing,
+    not mounted or switched off, a scan that does not run, or a parser that
+    loses reports fails here, where it would pass every module's check.
+    Its init code is freed once it has run, so the reports' stacks do not
+    name the module (a bare address stands for kmemleak_test_init): they
+    are told apart by the pid of the modprobe that allocated them.  A scan
+    can miss an orphan a stale copy of its pointer still seems to
+    reference (here the first scan finds the vmallocs, the second the
+    kmallocs), so it scans up to three times.  Every report is then
+    cleared (the module stays loaded: its list keeps what it still holds
+    referenced), so the module's own check sees only what comes after; a
+    leak through sroce or the RDMA core that these scans find, and so
+    clear, fails here."""
+    pid = int(guest.run("sh -c 'echo $$; exec modprobe kmemleak-test'",
+                        check=True).stdout.split()[0])
+    ours = re.compile(r'^  comm "modprobe", pid %d,' % pid, re.M)
+    leaks, sroce_leaks = {}, {}
+    for scan in range(3):
+        # kmemleak's file lists every suspect not cleared yet: the same
+        # object again after the first time it is found.
+        for b in guest.kmemleak_leaks(match=re.compile(""),
+                                      keep="kmemleak-control-%d" % scan):
+            if ours.search(b):
+                leaks[b.split("\n")[0]] = b
+            if LEAK_MODULES.search(b):
+                sroce_leaks[b.split("\n")[0]] = b
+        print("scan %d: kmemleak reports %d of kmemleak-test's 13 orphans" %
+              (scan + 1, len(leaks)))
+        if len(leaks) >= 13:
+            break
+    guest.run("echo clear > /sys/kernel/debug/kmemleak", check=True)
+    assert not sroce_leaks, "".join(sroce_leaks.values())
+    # Its log lines are expected here, and only here.
+    log = guest.new_kernel_log()
+    assert any(KMEMLEAK_TEST_LOG.search(l) for l in log), log
+    problems = [l for l in log if BAD_KERNEL_LOG.search(l) and
+                not KMEMLEAK_TEST_LOG.search(l)]
+    assert not problems, "\n".join(problems)
+    # kmallocs of 32, 1024, 2048 and 4096 bytes, two each; vmalloc(64)
+    # takes a page.
+    sizes = sorted(int(re.search(r"\(size (\d+)\)", head).group(1)) for head in leaks)
+    assert sizes == sorted([32, 32, 1024, 1024, 2048, 2048] + [4096] * 7), (
+        sizes, "".join(leaks.values()))
