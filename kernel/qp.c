@@ -58,9 +58,25 @@ void sroce_qp_put(struct sroce_qp *qp)
  * only when none of the QP's packets can still be queued (every PSN
  * acknowledged); until then it hands over to the work item.
  */
+/*
+ * A work item belongs to the CPU it was queued on until it has run, and
+ * one queued again while it runs stays on the CPU it runs on (so that it
+ * never runs twice at once).  So when the engine moved (a doorbell took
+ * it over on another CPU) while send_work was pending on the old CPU, a
+ * later request here would be absorbed by that stale item: it is carried
+ * by send_moved instead.  Without that, a kick or an ACK waited for
+ * whenever the old CPU got round to its work, and an item handing itself
+ * over from the wrong CPU came straight back there, round and round,
+ * while the QP sent nothing (seen: qp_edges sqd-drain under load).
+ */
 void sroce_qp_schedule_send(struct sroce_qp *qp)
 {
-	queue_work_on(READ_ONCE(qp->cpu), sroce_wq, &qp->send_work);
+	int cpu = READ_ONCE(qp->cpu);
+
+	if (queue_work_on(cpu, sroce_wq, &qp->send_work))
+		WRITE_ONCE(qp->send_work_cpu, cpu);
+	else if (READ_ONCE(qp->send_work_cpu) != cpu)
+		queue_work_on(cpu, sroce_wq, &qp->send_moved);
 }
 
 /* Nothing of ours in flight, so the engine may move to another CPU. */
@@ -70,7 +86,12 @@ static bool sroce_qp_quiet(const struct sroce_qp *qp)
 	       READ_ONCE(qp->comp_psn) == READ_ONCE(qp->req_psn);
 }
 
-void sroce_qp_run_send(struct sroce_qp *qp)
+/*
+ * Runs the engine; @from is the work item that called, NULL for a
+ * doorbell.  What is left over goes to a work item that is not running
+ * now, so that it can run on qp->cpu.
+ */
+static void sroce_qp_run_send_from(struct sroce_qp *qp, struct work_struct *from)
 {
 	bool more = false;
 	int cpu;
@@ -78,6 +99,9 @@ void sroce_qp_run_send(struct sroce_qp *qp)
 	/* Inline only in process context: a softirq poster (a kernel ULP
 	 * completing in softirq) would queue the packets behind itself.
 	 */
+	/* RESET (and destroy) quiesces the QP: nothing may queue more. */
+	if (READ_ONCE(qp->state) == IB_QPS_RESET)
+		return;
 	if (!in_task() || irqs_disabled()) {
 		sroce_qp_schedule_send(qp);
 		return;
@@ -104,8 +128,17 @@ void sroce_qp_run_send(struct sroce_qp *qp)
 			break;
 	}
 	migrate_enable();
-	if (more)
+	if (!more)
+		return;
+	if (from == &qp->send_work)
+		queue_work_on(READ_ONCE(qp->cpu), sroce_wq, &qp->send_moved);
+	else
 		sroce_qp_schedule_send(qp);
+}
+
+void sroce_qp_run_send(struct sroce_qp *qp)
+{
+	sroce_qp_run_send_from(qp, NULL);
 }
 
 bool sroce_qp_try_send_right(struct sroce_qp *qp)
@@ -124,7 +157,12 @@ void sroce_qp_release_send_right(struct sroce_qp *qp)
 
 static void sroce_send_work(struct work_struct *work)
 {
-	sroce_qp_run_send(container_of(work, struct sroce_qp, send_work));
+	sroce_qp_run_send_from(container_of(work, struct sroce_qp, send_work), work);
+}
+
+static void sroce_send_moved(struct work_struct *work)
+{
+	sroce_qp_run_send_from(container_of(work, struct sroce_qp, send_moved), work);
 }
 
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
@@ -306,6 +344,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->resp_lock);
 	INIT_LIST_HEAD(&qp->mcast);
 	INIT_WORK(&qp->send_work, sroce_send_work);
+	INIT_WORK(&qp->send_moved, sroce_send_moved);
 	timer_setup(&qp->retrans_timer, sroce_retrans_timer, 0);
 	hrtimer_setup(&qp->rnr_timer, sroce_rnr_timer, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL_SOFT);
@@ -393,11 +432,13 @@ err_handle:
 static void sroce_qp_quiesce(struct sroce_qp *qp)
 {
 	cancel_work_sync(&qp->send_work);
+	cancel_work_sync(&qp->send_moved);
 	timer_delete_sync(&qp->retrans_timer);
 	hrtimer_cancel(&qp->rnr_timer);
 	hrtimer_cancel(&qp->kick_timer);
 	hrtimer_cancel(&qp->linger_timer);
 	cancel_work_sync(&qp->send_work);
+	cancel_work_sync(&qp->send_moved);
 	/* A run the receive path started before RESET may still be going. */
 	while (test_bit(SROCE_SEND_RUNNING, &qp->send_flags))
 		cond_resched();

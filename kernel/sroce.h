@@ -633,6 +633,8 @@ struct sroce_qp {
 
 	unsigned long send_flags;	/* SROCE_SEND_*: who runs the engine */
 	struct work_struct send_work;	/* the engine's fallback runner */
+	struct work_struct send_moved;	/* ... carried to a CPU it is not on */
+	int send_work_cpu;		/* where send_work was last queued */
 	int cpu;			/* that last ran it: keeps packet order */
 
 	/* --- receive side ------------------------------------------------ */
