@@ -101,6 +101,49 @@ def test_alloc_owners_of_an_empty_record():
     assert kmem.alloc_owners("") == {}
 
 
+KFENCE_OBJECTS = """\
+kfence-#6: 0xff1100011540e000-0xff1100011540e0ff, size=256, cache=kmalloc-256
+
+allocated by task 133 on cpu 0 at 59.251039s:
+ ib_cache_setup_one+0x1a/0x4c0 [ib_core]
+ ib_register_device+0x6b0/0x9b0 [ib_core]
+ sroce_newlink+0x5ff/0x760 [sroce]
+
+---------------------------------
+kfence-#134: 0xff1100011550eff8-0xff1100011550effa, size=3, cache=kmalloc-8
+
+allocated by task 133 on cpu 0 at 59.251039s:
+ kstrdup_const+0x43/0x80
+ __kernfs_new_node+0x94/0x770
+ setup_port+0x38a/0x1770 [ib_core]
+---------------------------------
+kfence-#17: 0xff11000115424000-0xff110001154240a7, size=168, cache=kernfs_node_cache
+
+allocated by task 1 on cpu 1 at 3.1s:
+ __kernfs_new_node+0x4b/0x770
+ kernfs_new_node+0x11d/0x250
+---------------------------------
+kfence-#20: 0xff11000115428000-0xff110001154280ff, size=256, cache=kmalloc-256
+
+allocated by task 133 on cpu 0 at 59.3s:
+ ib_cache_setup_one+0x1a/0x4c0 [ib_core]
+ ib_register_device+0x6b0/0x9b0 [ib_core]
+
+freed by task 140 on cpu 1 at 80.0s:
+ ib_cache_cleanup_one+0x30/0x90 [ib_core]
+---------------------------------
+"""
+
+
+def test_kfence_owners_count_the_live_objects_slub_cannot_see():
+    assert kmem.kfence_owners(KFENCE_OBJECTS) == {
+        "kmalloc-256": {"ib_cache_setup_one [ib_core]": 1},   # not the freed one
+        "kmalloc-8": {"__kernfs_new_node": 1},                # past kstrdup_const
+        "kernfs_node_cache": {"__kernfs_new_node": 1},
+    }
+    assert kmem.kfence_owners("") == {}
+
+
 def test_meminfo_resources_and_statistics():
     assert kmem.meminfo(MEMINFO)["SUnreclaim"] == 10140
     res = kmem.resources(RESOURCES)
