@@ -119,9 +119,13 @@ def guest(request, release, tmp_path_factory):
         pytest.fail(str(e), pytrace=False)
     yield g
     leaks = []
-    if g.kernel == "debug" and g.proc is not None and g.proc.poll() is None:
-        leaks = g.kmemleak_leaks()
-    g.stop()
+    try:
+        if g.kernel == "debug" and g.proc is not None and g.proc.poll() is None:
+            leaks = g.kmemleak_leaks()
+    finally:
+        # A failed scan (kmemleak off, the guest gone) must not leave the
+        # guest running until vm-run's own limit.
+        g.stop()
     if leaks:
         pytest.fail("kmemleak: %d leak(s) through sroce or the RDMA core "
                     "(all reports: %s/kmemleak):\n%s" % (
