@@ -57,8 +57,7 @@ void sroce_qp_put(struct sroce_qp *qp)
  * reorder one flow.  A doorbell from another CPU takes the engine over
  * only when none of the QP's packets can still be queued (every PSN
  * acknowledged); until then it hands over to the work item.
- */
-/*
+ *
  * A work item belongs to the CPU it was queued on until it has run, and
  * one queued again while it runs stays on the CPU it runs on (so that it
  * never runs twice at once).  So when the engine moved (a doorbell took
@@ -96,12 +95,12 @@ static void sroce_qp_run_send_from(struct sroce_qp *qp, struct work_struct *from
 	bool more = false;
 	int cpu;
 
-	/* Inline only in process context: a softirq poster (a kernel ULP
-	 * completing in softirq) would queue the packets behind itself.
-	 */
 	/* RESET (and destroy) quiesces the QP: nothing may queue more. */
 	if (READ_ONCE(qp->state) == IB_QPS_RESET)
 		return;
+	/* Inline only in process context: a softirq poster (a kernel ULP
+	 * completing in softirq) would queue the packets behind itself.
+	 */
 	if (!in_task() || irqs_disabled()) {
 		sroce_qp_schedule_send(qp);
 		return;

@@ -403,7 +403,7 @@ static u8 resp_read(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 		return nak;
 	if (!roce_rd_make_room(&qp->rd_res, qp->max_dest_rd_atomic))
 		return ROCE_NAK_INVALID_REQ;	/* peer broke its limit */
-	npsn = max_t(u32, 1, DIV_ROUND_UP(pkt->reth.len, qp->mtu));
+	npsn = roce_sq_npsn(pkt->reth.len, qp->mtu, false);
 	r = roce_rd_add(&qp->rd_res);
 	r->kind = ROCE_RD_READ;
 	r->first_psn = pkt->bth.psn;

@@ -173,27 +173,32 @@ def test_zz_rdma_link_delete_during_transfer(guest, gids, baseline):
               check=True)
 
 
+def total(objects):
+    """Objects in a rdma_objects() map."""
+    return sum(n for owners in objects.values() for n in owners.values())
+
+
 def test_zzz_kernel_memory_back_to_baseline(guest, slab_baseline):
     """After every fault above (and a module reload): no kmalloc object
     that sroce or the RDMA core allocated is left beyond the baseline, by
     allocation site, and sroce's own caches hold what they held before."""
     slab0, rdma0 = slab_baseline
     # The record is there: the devices' ib_core objects at least.
-    assert sum(n for c in rdma0.values() for n in c.values()) > 0, rdma0
+    assert total(rdma0) > 0, rdma0
+    was = {(cache, owner): n for cache, owners in rdma0.items()
+           for owner, n in owners.items()}
     deadline = time.monotonic() + 60
     while True:
         now, rdma = slabs(guest), rdma_objects(guest)   # RCU, workqueues
-        grown = {(cache, owner): (rdma0.get(cache, {}).get(owner, 0), n)
+        grown = {(cache, owner): (was.get((cache, owner), 0), n)
                  for cache, owners in rdma.items() for owner, n in owners.items()
-                 if n > rdma0.get(cache, {}).get(owner, 0)}
+                 if n > was.get((cache, owner), 0)}
         own = kmem.own_caches(now), kmem.own_caches(slab0)
         if (not grown and own[0] == own[1]) or time.monotonic() > deadline:
             break
         time.sleep(2)
     print("kmalloc kB before %d after %d (the whole kernel's; not checked)" % (
         kmem.kmalloc_bytes(slab0) // 1024, kmem.kmalloc_bytes(now) // 1024))
-    print("RDMA objects before %d after %d" % (
-        sum(n for c in rdma0.values() for n in c.values()),
-        sum(n for c in rdma.values() for n in c.values())))
+    print("RDMA objects before %d after %d" % (total(rdma0), total(rdma)))
     assert own[0] == own[1], own
     assert not grown, grown
