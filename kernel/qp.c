@@ -481,9 +481,8 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 
 	spin_lock_bh(&qp->resp_lock);
 	qp->have_rwqe = false;
-	qp->nak_pending = false;
+	roce_resp_seq_init(&qp->seq, 0);
 	qp->write_resid = 0;
-	qp->resp_msg = 0;		/* ROCE_MSG_NONE */
 	roce_rd_reset(&qp->rd_res);
 	qp->msn = 0;
 	spin_unlock_bh(&qp->resp_lock);
@@ -643,8 +642,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if ((mask & (IB_QP_AV | IB_QP_DEST_QPN)))
 		qp->sport = sroce_udp_sport(&qp->av, ibqp->qp_num, qp->dest_qpn);
 	if (new == IB_QPS_RTR && cur != IB_QPS_RTR) {
-		qp->epsn = qp->rq_psn;
-		qp->nak_pending = false;
+		roce_resp_seq_init(&qp->seq, qp->rq_psn);
 	}
 	if (new == IB_QPS_RTS && cur != IB_QPS_RTS && cur != IB_QPS_SQD) {
 		qp->req_psn = qp->sq_psn;

@@ -10,7 +10,6 @@
 #include <linux/highmem.h>
 
 #include "proto/access.h"
-#include "proto/opseq.h"
 #include "proto/psn.h"
 #include "sroce.h"
 
@@ -387,10 +386,11 @@ static bool resp_read_inline(struct sroce_qp *qp, struct roce_rd_res *r)
 	return sent;
 }
 
-static u8 resp_read(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
+/* @npsn: the PSNs the request takes, one per response packet. */
+static u8 resp_read(struct sroce_qp *qp, const struct roce_pkt_info *pkt,
+		    u32 *npsn)
 {
 	struct roce_rd_res *r;
-	u32 npsn;
 	u8 nak;
 
 	/* Beyond max_msg_sz, and at a small MTU its PSNs would cover half
@@ -403,18 +403,17 @@ static u8 resp_read(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 		return nak;
 	if (!roce_rd_make_room(&qp->rd_res, qp->max_dest_rd_atomic))
 		return ROCE_NAK_INVALID_REQ;	/* peer broke its limit */
-	npsn = roce_sq_npsn(pkt->reth.len, qp->mtu, false);
+	*npsn = roce_sq_npsn(pkt->reth.len, qp->mtu, false);
 	r = roce_rd_add(&qp->rd_res);
 	r->kind = ROCE_RD_READ;
 	r->first_psn = pkt->bth.psn;
-	r->last_psn = psn_add(pkt->bth.psn, npsn - 1);
+	r->last_psn = psn_add(pkt->bth.psn, *npsn - 1);
 	r->next_psn = r->first_psn;
 	r->va = pkt->reth.va;
 	r->rkey = pkt->reth.rkey;
 	r->length = pkt->reth.len;
-	qp->epsn = psn_add(qp->epsn, npsn - 1);	/* +1 by the caller */
 	qp->msn++;
-	if (npsn == 1 && !qp->reads_queued && resp_read_inline(qp, r))
+	if (*npsn == 1 && !qp->reads_queued && resp_read_inline(qp, r))
 		return 0;
 	WRITE_ONCE(qp->reads_queued, true);
 	sroce_qp_schedule_send(qp);
@@ -492,7 +491,7 @@ static void resp_duplicate(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 
 	sroce_count(qp->sdev, SROCE_CNT_DUP_REQUESTS, 1);
 	if (!(flags & (ROCE_OPF_READ_REQ | ROCE_OPF_ATOMIC))) {
-		resp_ack(qp, psn_sub(qp->epsn, 1));
+		resp_ack(qp, psn_sub(qp->seq.epsn, 1));
 		return;
 	}
 	r = roce_rd_find(&qp->rd_res, psn);
@@ -516,9 +515,7 @@ static void resp_duplicate(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 /* UC: the message in progress is lost; drop until the next FIRST. */
 static void resp_uc_drop(struct sroce_qp *qp, u32 psn)
 {
-	qp->uc_drop = true;
-	qp->resp_msg = ROCE_MSG_NONE;
-	qp->epsn = psn_add(psn, 1);
+	roce_resp_uc_lost(&qp->seq, psn);
 	sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
 }
 
@@ -528,49 +525,24 @@ static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
 	bool rc = qp->ib.qp_type == IB_QPT_RC;
 	u32 flags = pkt->op->flags;
 	u32 psn = pkt->bth.psn;
-	u8 res = 0;
+	u32 npsn = 1;
+	u8 res;
 
-	if (rc) {
-		switch (roce_psn_classify(psn, qp->epsn, ROCE_PSN_DUP_WINDOW)) {
-		case ROCE_PSN_OUT_OF_ORDER:
-			/* One NAK per gap; the rest of the gap is dropped. */
-			if (!qp->nak_pending) {
-				qp->nak_pending = true;
-				resp_nak(qp, qp->epsn, ROCE_NAK_PSN_SEQ_ERR);
-			} else {
-				sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
-			}
-			return;
-		case ROCE_PSN_DUPLICATE:
-			resp_duplicate(qp, pkt);
-			return;
-		default:
-			qp->nak_pending = false;
-		}
-	} else if (psn != qp->epsn || qp->uc_drop) {
-		/* UC: a gap loses the message in progress, silently. */
-		qp->epsn = psn_add(psn, 1);
-		qp->write_resid = 0;
-		qp->recv_offset = 0;
-		qp->resp_msg = ROCE_MSG_NONE;
-		qp->uc_drop = !(flags & ROCE_OPF_FIRST);
-		if (qp->uc_drop) {
-			sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
-			return;
-		}
-		qp->epsn = psn;
-	}
-
-	if (!roce_opseq_ok(qp->resp_msg, flags)) {
-		if (rc) {
-			resp_fatal(qp, psn, ROCE_NAK_INVALID_REQ, rc);
-			return;
-		}
-		if (!(flags & ROCE_OPF_FIRST)) {
-			resp_uc_drop(qp, psn);
-			return;
-		}
-		qp->resp_msg = ROCE_MSG_NONE;	/* UC: a new message wins */
+	switch (roce_resp_admit(&qp->seq, rc, psn, flags)) {
+	case ROCE_RESP_EXECUTE:
+		break;
+	case ROCE_RESP_DUPLICATE:
+		resp_duplicate(qp, pkt);
+		return;
+	case ROCE_RESP_NAK_PSN:
+		resp_nak(qp, qp->seq.epsn, ROCE_NAK_PSN_SEQ_ERR);
+		return;
+	case ROCE_RESP_DROP:
+		sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
+		return;
+	case ROCE_RESP_INVALID:
+		resp_fatal(qp, psn, ROCE_NAK_INVALID_REQ, rc);
+		return;
 	}
 
 	if (flags & ROCE_OPF_SEND)
@@ -578,7 +550,7 @@ static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
 	else if (flags & ROCE_OPF_WRITE)
 		res = resp_write(qp, skb, pkt, rc);
 	else if (rc && (flags & ROCE_OPF_READ_REQ))
-		res = resp_read(qp, pkt);
+		res = resp_read(qp, pkt, &npsn);
 	else if (rc && (flags & ROCE_OPF_ATOMIC))
 		res = resp_atomic(qp, pkt);
 	else
@@ -601,8 +573,7 @@ static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
 		resp_fatal(qp, psn, res, rc);
 		return;
 	}
-	qp->resp_msg = roce_opseq_next(qp->resp_msg, flags);
-	qp->epsn = psn_add(qp->epsn, 1);
+	roce_resp_done(&qp->seq, flags, npsn);
 	if (rc && pkt->bth.ackreq &&
 	    !(flags & (ROCE_OPF_READ_REQ | ROCE_OPF_ATOMIC)))
 		resp_ack(qp, psn);

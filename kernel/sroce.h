@@ -31,6 +31,7 @@
 #include "proto/dcqcn.h"
 #include "proto/pacer.h"
 #include "proto/rdres.h"
+#include "proto/respseq.h"
 #include "proto/sqtrack.h"
 #include "proto/wire.h"
 #include "proto/window.h"
@@ -642,11 +643,8 @@ struct sroce_qp {
 	struct sroce_rq rq;		/* unused with an SRQ */
 	struct sroce_srq *srq;
 	spinlock_t resp_lock;		/* responder state below */
-	u32 epsn;			/* expected PSN */
+	struct roce_resp_seq seq;	/* expected PSN, message in progress */
 	u32 msn;
-	bool nak_pending;		/* a sequence NAK was sent */
-	bool uc_drop;			/* UC: skipping a broken message */
-	u8 resp_msg;			/* enum roce_msg_in_progress */
 	bool have_rwqe;
 	struct sroce_rwqe rwqe;		/* SEND in progress */
 	u32 recv_offset;

@@ -7,10 +7,11 @@ ACKs, losses with rewinds, duplicate READs and atomics at the responder.
 
 Usage: transport_seeds.py OUTDIR
 """
-import hashlib
 import os
 import random
 import sys
+
+import seedfiles
 
 POST, SEND, ACK, FIND, SEEK, READ_REQ, ATOMIC_REQ, DUP = range(8)
 
@@ -46,14 +47,7 @@ def programs():
         yield bytes(rnd.randrange(256) for _ in range(4 * rnd.randrange(8, 80)))
 
 
-def main(out):
-    os.makedirs(out, exist_ok=True)
-    for p in programs():
-        name = hashlib.sha1(p).hexdigest()[:16]
-        with open(os.path.join(out, name), "wb") as f:
-            f.write(p)
-
-
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else
-         os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus-transport"))
+    seedfiles.write(sys.argv[1] if len(sys.argv) > 1 else
+                    os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                 "corpus-transport"), programs())

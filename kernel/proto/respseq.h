@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Where a request stands in the responder's sequence, decided before
+ * anything is executed: the PSN check (IBTA 9.7.4.1.2 for RC, 9.8.3.1
+ * for UC) and the opcode sequence rules (opseq.h) in one place, so the
+ * module and the host tests and fuzzers run the same decision.
+ *
+ * RC: ePSN is executed; the 2^23 PSNs behind it are duplicates, answered
+ * again; anything ahead is a gap, NAKed once (PSN sequence error) and
+ * otherwise dropped until ePSN comes; an opcode out of sequence at ePSN
+ * is an Invalid Request that fails the QP.
+ * UC: nothing is resent, so a gap or a broken sequence loses the message
+ * in progress, and the responder drops until the next FIRST or ONLY,
+ * which starts over wherever its PSN is.
+ */
+#ifndef SROCE_PROTO_RESPSEQ_H
+#define SROCE_PROTO_RESPSEQ_H
+
+#include "compat.h"
+#include "opseq.h"
+
+ROCE_EXTERN_C_BEGIN
+
+struct roce_resp_seq {
+	u32 epsn;		/* the PSN the next request must carry */
+	u8 msg;			/* enum roce_msg_in_progress */
+	bool nak_pending;	/* RC: this gap's sequence NAK went out */
+	bool uc_drop;		/* UC: dropping up to the next FIRST */
+};
+
+enum roce_resp_verdict {
+	ROCE_RESP_EXECUTE,	/* carry it out, then roce_resp_done() */
+	ROCE_RESP_DUPLICATE,	/* RC, seen before: answer again, redo nothing */
+	ROCE_RESP_NAK_PSN,	/* RC, first of a gap: NAK PSN sequence error
+				 * at ePSN */
+	ROCE_RESP_DROP,		/* drop it and count the drop */
+	ROCE_RESP_INVALID,	/* RC, out of sequence: NAK Invalid Request,
+				 * the QP fails */
+};
+
+/* A QP entering RTR expects @epsn, with nothing in progress. */
+void roce_resp_seq_init(struct roce_resp_seq *s, u32 epsn);
+
+/* Decides request @psn with opcode flags @flags (ROCE_OPF_*). */
+enum roce_resp_verdict roce_resp_admit(struct roce_resp_seq *s, bool rc,
+				       u32 psn, u32 flags);
+
+/* The request roce_resp_admit() let through was carried out; it took
+ * @npsn PSNs (a READ request takes one per response packet). */
+void roce_resp_done(struct roce_resp_seq *s, u32 flags, u32 npsn);
+
+/* UC: the request at @psn could not be carried out (no receive buffer,
+ * a bad key, a bad length): its message is lost. */
+void roce_resp_uc_lost(struct roce_resp_seq *s, u32 psn);
+
+ROCE_EXTERN_C_END
+
+#endif /* SROCE_PROTO_RESPSEQ_H */
