@@ -520,13 +520,11 @@ static int sroce_check_attrs(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
 		return -EINVAL;
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
-	    (attr->qp_access_flags & SROCE_ACCESS_FLUSH))
-		return -EOPNOTSUPP;	/* a feature we lack, as ib_check_mr_access says */
-	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~(IB_ACCESS_LOCAL_WRITE |
 				       IB_ACCESS_REMOTE_WRITE |
 				       IB_ACCESS_REMOTE_READ |
-				       IB_ACCESS_REMOTE_ATOMIC)))
+				       IB_ACCESS_REMOTE_ATOMIC |
+				       SROCE_ACCESS_FLUSH)))
 		return -EINVAL;
 	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > ROCE_QPN_MASK)
 		return -EINVAL;

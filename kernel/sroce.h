@@ -696,8 +696,12 @@ void sroce_qp_put(struct sroce_qp *qp);
 /* Moves the QP to the error state (flushing) from any context. */
 /*
  * IB_UVERBS_ACCESS_FLUSH_GLOBAL and _PERSISTENT (uapi bits 8 and 9, 6.2):
- * access to RDMA FLUSH, which sroce does not offer (yet).  By value, since
- * 6.1's headers predate the names; a process can set them on any kernel.
+ * a QP's permission for the peer's RDMA FLUSH.  A QP takes them as
+ * ConnectX and rxe do, so that rdma_cm's and pyverbs' RC QPs (which ask
+ * for both) can be created.  sroce does not execute FLUSH (yet): the
+ * receive path drops one as an unsupported opcode (counted) whatever the
+ * QP allows, and the device does not claim the capability.  By
+ * value, since 6.1's headers predate the names.
  */
 #define SROCE_ACCESS_FLUSH	((1 << 8) | (1 << 9))
 
