@@ -87,6 +87,25 @@ static void comp_drop(struct sroce_qp *qp)
 	sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
 }
 
+/*
+ * ATOMIC WRITE is answered with an empty READ RESPONSE ONLY (as rxe sends
+ * it): anything else at its PSN is a bad response.
+ */
+static void comp_atomic_write_resp(struct sroce_qp *qp, struct sroce_swqe *s,
+				   const struct roce_pkt_info *pkt)
+{
+	u32 psn = pkt->bth.psn;
+
+	if (pkt->bth.opcode != ROCE_OP_RC_READ_RESP_ONLY || pkt->payload_len) {
+		comp_fail(qp, IB_WC_BAD_RESP_ERR);
+		return;
+	}
+	comp_ack_through(qp, psn_sub(psn, 1));
+	comp_advance(qp, psn_add(psn, 1));
+	s->msg.state = ROCE_SQ_DONE;
+	sroce_sq_retire(qp);
+}
+
 static void comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 			   const struct roce_pkt_info *pkt)
 {
@@ -103,6 +122,10 @@ static void comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 		return;
 	}
 	s = comp_wqe_for(qp, psn);
+	if (s && s->wqe.opcode == SROCE_WR_ATOMIC_WRITE) {
+		comp_atomic_write_resp(qp, s, pkt);
+		return;
+	}
 	if (!s || s->wqe.opcode != IB_WR_RDMA_READ) {
 		comp_drop(qp);
 		return;
@@ -144,7 +167,8 @@ static void comp_atomic_ack(struct sroce_qp *qp, const struct roce_pkt_info *pkt
 	}
 	s = comp_wqe_for(qp, psn);
 	if (!s || !sroce_wr_is_rd_atomic(s->wqe.opcode) ||
-	    s->wqe.opcode == IB_WR_RDMA_READ) {
+	    s->wqe.opcode == IB_WR_RDMA_READ ||
+	    s->wqe.opcode == SROCE_WR_ATOMIC_WRITE) {
 		comp_drop(qp);
 		return;
 	}

@@ -89,8 +89,12 @@ static bool opcode_allowed(const struct sroce_qp *qp, u32 opcode)
 		return !qp->user && qp_is_rc(qp);
 	if (opcode >= 32 || !(allowed & SROCE_WR_BIT(opcode)))
 		return false;
-	/* Windows are a user-space feature. */
-	return opcode != IB_WR_BIND_MW || qp->user;
+	/* Windows are a user-space feature; so is ATOMIC WRITE, whose
+	 * value only the user WQE carries (no in-tree kernel consumer
+	 * posts one).
+	 */
+	return (opcode != IB_WR_BIND_MW && opcode != SROCE_WR_ATOMIC_WRITE) ||
+	       qp->user;
 }
 
 enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode)
@@ -111,6 +115,8 @@ enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode)
 		return IB_WC_REG_MR;
 	case IB_WR_BIND_MW:
 		return IB_WC_BIND_MW;
+	case SROCE_WR_ATOMIC_WRITE:
+		return (enum ib_wc_opcode)SROCE_WC_ATOMIC_WRITE;
 	default:
 		return IB_WC_SEND;
 	}
@@ -145,6 +151,18 @@ static void sq_take_user_wqe(struct sroce_qp *qp, u32 index)
 		w->num_sge = 0;
 		w->inline_len = 0;
 		w->send_flags &= ~IB_SEND_INLINE;
+		return;
+	}
+	if (w->opcode == SROCE_WR_ATOMIC_WRITE) {
+		/* Its 8 bytes go out as an inline payload (the shadow's
+		 * tail holds at least that), whatever max_inline is.
+		 */
+		BUILD_BUG_ON(sizeof(struct sroce_sge) < ROCE_ATOMIC_LEN);
+		w->num_sge = 0;
+		w->inline_len = ROCE_ATOMIC_LEN;
+		w->send_flags |= IB_SEND_INLINE;
+		memcpy(s->inline_data, &w->wr.atomic.compare_add, ROCE_ATOMIC_LEN);
+		s->msg.length = ROCE_ATOMIC_LEN;
 		return;
 	}
 	if (w->send_flags & IB_SEND_INLINE) {
@@ -225,8 +243,9 @@ static void sq_post_cqe(struct sroce_qp *qp, struct sroce_swqe *s)
 	if (s->wqe.opcode == IB_WR_RDMA_READ)
 		wc.byte_len = s->msg.length;
 	else if (s->wqe.opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-		 s->wqe.opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
-		wc.byte_len = 8;
+		 s->wqe.opcode == IB_WR_ATOMIC_FETCH_AND_ADD ||
+		 s->wqe.opcode == SROCE_WR_ATOMIC_WRITE)
+		wc.byte_len = ROCE_ATOMIC_LEN;
 	if (s->status != IB_WC_SUCCESS)
 		sroce_count(qp->sdev, SROCE_CNT_COMPLETION_ERRORS, 1);
 	sroce_cq_post(qp->scq, &wc, false);
@@ -323,6 +342,8 @@ static u8 req_opcode(struct sroce_qp *qp, struct sroce_swqe *s, bool first,
 		return ROCE_OP_RC_CMP_SWAP;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return ROCE_OP_RC_FETCH_ADD;
+	case SROCE_WR_ATOMIC_WRITE:
+		return ROCE_OP_RC_ATOMIC_WRITE;
 	default:	/* the SENDs */
 		if (first && last)
 			return base | (op == IB_WR_SEND_WITH_IMM ? ROCE_OP_RC_SEND_ONLY_IMM :
@@ -346,7 +367,8 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 {
 	struct roce_pkt_info pi = {};
 	bool is_read = s->wqe.opcode == IB_WR_RDMA_READ;
-	bool is_atomic = is_rd_atomic(s) && !is_read;
+	bool is_awrite = s->wqe.opcode == SROCE_WR_ATOMIC_WRITE;
+	bool is_atomic = is_rd_atomic(s) && !is_read && !is_awrite;
 	u32 payload = 0, hdr_len, pad;
 	const struct sroce_av *av = qp_is_ud(qp) ? &s->av : &qp->av;
 	struct sk_buff *skb;
@@ -384,6 +406,11 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 		pi.reth.va = s->wqe.wr.rdma.remote_addr + qp->req_offset;
 		pi.reth.rkey = s->wqe.wr.rdma.rkey;
 		pi.reth.len = s->msg.length - qp->req_offset;
+	}
+	if (is_awrite) {
+		pi.reth.va = s->wqe.wr.atomic.remote_addr;
+		pi.reth.rkey = s->wqe.wr.atomic.rkey;
+		pi.reth.len = ROCE_ATOMIC_LEN;
 	}
 	if (is_atomic) {
 		pi.atmeth.va = s->wqe.wr.atomic.remote_addr;

@@ -420,44 +420,78 @@ static u8 resp_read(struct sroce_qp *qp, const struct roce_pkt_info *pkt,
 	return 0;
 }
 
-static u8 resp_atomic(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
+/*
+ * The 8 bytes an atomic or ATOMIC WRITE at @va works on, mapped, once
+ * proto's check of the request (@v, against @t) passed; NULL with the NAK
+ * in *nak otherwise.  Caller holds rcu_read_lock() and undoes the mapping
+ * with resp_unmap_target().
+ */
+static u64 *resp_map_target(struct sroce_qp *qp, struct sroce_rkey_target *t,
+			    enum roce_access_verdict v, u64 va,
+			    struct page **page, u8 *nak)
 {
-	const struct roce_atmeth *a = &pkt->atmeth;
-	struct sroce_rkey_target t;
-	enum roce_access_verdict v;
-	struct roce_rd_res *r;
-	struct page *page;
-	bool found;
-	u64 *p, orig, mr_va;
+	u64 mr_va;
+	u64 *p;
 
-	if (!(qp->access & IB_ACCESS_REMOTE_ATOMIC))
-		return ROCE_NAK_REM_ACCESS_ERR;
-
-	rcu_read_lock();
-	found = sroce_rkey_lookup(qp, a->rkey, &t);
-	v = roce_atomic_check(found ? &t.desc : NULL, qp->ib.pd, a);
 	if (v == ROCE_ACCESS_OK)
-		v = sroce_rkey_translate(qp, &t, a->va, ROCE_ATOMIC_LEN, &mr_va);
+		v = sroce_rkey_translate(qp, t, va, ROCE_ATOMIC_LEN, &mr_va);
 	if (v != ROCE_ACCESS_OK) {
-		rcu_read_unlock();
-		return roce_access_nak(v);
+		*nak = roce_access_nak(v);
+		return NULL;
 	}
 	/*
 	 * The peer's address was aligned, but a zero-based window may move
 	 * it off alignment in our memory: our layout, not its request.
 	 */
 	if (!roce_atomic_aligned(mr_va)) {
-		rcu_read_unlock();
+		*nak = ROCE_NAK_REM_ACCESS_ERR;
+		return NULL;
+	}
+	p = sroce_mr_atomic_ptr(t->mr, mr_va, page);
+	if (!p)
+		*nak = ROCE_NAK_REM_ACCESS_ERR;
+	return p;
+}
+
+static void resp_unmap_target(u64 *p, struct page *page)
+{
+	if (page)
+		kunmap_local(p);
+}
+
+/* Remembers an atomic or ATOMIC WRITE at @psn, for its duplicates. */
+static struct roce_rd_res *resp_add_atomic(struct sroce_qp *qp, u8 kind, u32 psn)
+{
+	struct roce_rd_res *r = roce_rd_add(&qp->rd_res);
+
+	r->kind = kind;
+	r->first_psn = r->last_psn = psn;
+	qp->msn++;
+	return r;
+}
+
+static u8 resp_atomic(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
+{
+	const struct roce_atmeth *a = &pkt->atmeth;
+	struct sroce_rkey_target t;
+	struct page *page;
+	bool found;
+	u64 *p, orig;
+	u8 nak;
+
+	if (!(qp->access & IB_ACCESS_REMOTE_ATOMIC))
 		return ROCE_NAK_REM_ACCESS_ERR;
-	}
-	if (!roce_rd_make_room(&qp->rd_res, qp->max_dest_rd_atomic)) {
-		rcu_read_unlock();
+	if (!roce_rd_make_room(&qp->rd_res, qp->max_dest_rd_atomic))
 		return ROCE_NAK_INVALID_REQ;	/* peer broke its limit */
-	}
-	p = sroce_mr_atomic_ptr(t.mr, mr_va, &page);
+
+	rcu_read_lock();
+	found = sroce_rkey_lookup(qp, a->rkey, &t);
+	p = resp_map_target(qp, &t,
+			    roce_atomic_check(found ? &t.desc : NULL, qp->ib.pd, a),
+			    a->va, &page, &nak);
 	if (!p) {
 		rcu_read_unlock();
-		return ROCE_NAK_REM_ACCESS_ERR;
+		return nak;
 	}
 	spin_lock(&sroce_atomic_lock);
 	orig = READ_ONCE(*p);
@@ -468,17 +502,65 @@ static u8 resp_atomic(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 		WRITE_ONCE(*p, orig + a->swap_add);
 	}
 	spin_unlock(&sroce_atomic_lock);
-	if (page)
-		kunmap_local(p);
+	resp_unmap_target(p, page);
 	rcu_read_unlock();
 
-	r = roce_rd_add(&qp->rd_res);
-	r->kind = ROCE_RD_ATOMIC;
-	r->first_psn = r->last_psn = pkt->bth.psn;
-	r->atomic_orig = orig;
-	qp->msn++;
+	resp_add_atomic(qp, ROCE_RD_ATOMIC, pkt->bth.psn)->atomic_orig = orig;
 	resp_send(qp, ROCE_OP_RC_ATOMIC_ACK, pkt->bth.psn,
 		  roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID), &orig);
+	return 0;
+}
+
+/* ATOMIC WRITE's answer, as rxe sends it: an empty READ RESPONSE ONLY. */
+static void resp_atomic_write_ack(struct sroce_qp *qp, u32 psn)
+{
+	resp_send(qp, ROCE_OP_RC_READ_RESP_ONLY, psn,
+		  roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID), NULL);
+}
+
+/*
+ * RDMA ATOMIC WRITE (IBTA 1.5 A19): the 8 payload bytes stored at once,
+ * byte for byte, at an aligned address the peer may write, after every
+ * earlier request of this QP and never torn against an atomic.
+ */
+static u8 resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
+			    const struct roce_pkt_info *pkt)
+{
+	struct sroce_rkey_target t;
+	struct page *page;
+	bool found;
+	u64 *p, val;
+	u8 nak;
+
+	if (!(qp->access & IB_ACCESS_REMOTE_WRITE))
+		return ROCE_NAK_REM_ACCESS_ERR;
+	if (pkt->payload_len != ROCE_ATOMIC_LEN || pkt->bth.padcnt)
+		return ROCE_NAK_INVALID_REQ;
+	if (!roce_rd_make_room(&qp->rd_res, qp->max_dest_rd_atomic))
+		return ROCE_NAK_INVALID_REQ;	/* peer broke its limit */
+	memcpy(&val, skb->data + pkt->payload_off, sizeof(val));
+
+	rcu_read_lock();
+	found = sroce_rkey_lookup(qp, pkt->reth.rkey, &t);
+	p = resp_map_target(qp, &t,
+			    roce_atomic_write_check(found ? &t.desc : NULL,
+						    qp->ib.pd, &pkt->reth),
+			    pkt->reth.va, &page, &nak);
+	if (!p) {
+		rcu_read_unlock();
+		return nak;
+	}
+	/* Under the atomics' lock, so a compare-and-swap cannot undo it;
+	 * a release store, so whoever sees it sees the writes before it.
+	 */
+	spin_lock(&sroce_atomic_lock);
+	smp_store_release(p, val);
+	spin_unlock(&sroce_atomic_lock);
+	resp_unmap_target(p, page);
+	rcu_read_unlock();
+
+	resp_add_atomic(qp, ROCE_RD_ATOMIC_WRITE, pkt->bth.psn);
+	resp_atomic_write_ack(qp, pkt->bth.psn);
 	return 0;
 }
 
@@ -488,9 +570,13 @@ static void resp_duplicate(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	u32 flags = pkt->op->flags;
 	u32 psn = pkt->bth.psn;
 	struct roce_rd_res *r;
+	u8 kind;
 
 	sroce_count(qp->sdev, SROCE_CNT_DUP_REQUESTS, 1);
-	if (!(flags & (ROCE_OPF_READ_REQ | ROCE_OPF_ATOMIC))) {
+	kind = (flags & ROCE_OPF_READ_REQ) ? ROCE_RD_READ :
+	       (flags & ROCE_OPF_ATOMIC) ? ROCE_RD_ATOMIC :
+	       (flags & ROCE_OPF_ATOMIC_WRITE) ? ROCE_RD_ATOMIC_WRITE : 0;
+	if (!kind) {
 		resp_ack(qp, psn_sub(qp->seq.epsn, 1));
 		return;
 	}
@@ -498,13 +584,18 @@ static void resp_duplicate(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	/*
 	 * Forgotten, or a request of another kind than the one accepted at
 	 * that PSN: nothing safe to answer; the requester will retry or fail.
+	 * Matched by PSN alone: a retry from rxe carries no address.
 	 */
-	if (!r || (r->kind == ROCE_RD_ATOMIC) != !!(flags & ROCE_OPF_ATOMIC))
+	if (!r || r->kind != kind)
 		return;
 	if (r->kind == ROCE_RD_ATOMIC) {
 		resp_send(qp, ROCE_OP_RC_ATOMIC_ACK, psn,
 			  roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID),
 			  &r->atomic_orig);
+		return;
+	}
+	if (r->kind == ROCE_RD_ATOMIC_WRITE) {
+		resp_atomic_write_ack(qp, psn);	/* never stored twice */
 		return;
 	}
 	roce_rd_restart_read(r, psn, qp->mtu);
@@ -553,6 +644,8 @@ static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
 		res = resp_read(qp, pkt, &npsn);
 	else if (rc && (flags & ROCE_OPF_ATOMIC))
 		res = resp_atomic(qp, pkt);
+	else if (rc && (flags & ROCE_OPF_ATOMIC_WRITE))
+		res = resp_atomic_write(qp, skb, pkt);
 	else
 		res = ROCE_NAK_INVALID_REQ;
 
@@ -575,7 +668,8 @@ static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 	roce_resp_done(&qp->seq, flags, npsn);
 	if (rc && pkt->bth.ackreq &&
-	    !(flags & (ROCE_OPF_READ_REQ | ROCE_OPF_ATOMIC)))
+	    !(flags & (ROCE_OPF_READ_REQ | ROCE_OPF_ATOMIC |
+		       ROCE_OPF_ATOMIC_WRITE)))
 		resp_ack(qp, psn);
 }
 

@@ -686,7 +686,8 @@ static inline bool sroce_wr_is_rd_atomic(u32 wr_opcode)
 {
 	return wr_opcode == IB_WR_RDMA_READ ||
 	       wr_opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       wr_opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+	       wr_opcode == IB_WR_ATOMIC_FETCH_AND_ADD ||
+	       wr_opcode == SROCE_WR_ATOMIC_WRITE;
 }
 
 /* Looks up a QP for the receive path and takes a reference. */

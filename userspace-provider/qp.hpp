@@ -64,7 +64,8 @@ constexpr bool can_post_recv(ibv_qp_state state)
 
 /*
  * The ibv_wr_* operations each QP type supports: IBV_QP_EX_WITH_X is bit
- * IBV_WR_X, so they are the same policy (wr_opcodes_for).
+ * IBV_WR_X up to SEND_WITH_INV, so they are the same policy
+ * (wr_opcodes_for); ATOMIC WRITE (opcode 15, bit 12) comes on top.
  */
 static_assert(IBV_QP_EX_WITH_RDMA_WRITE == 1u << IBV_WR_RDMA_WRITE &&
 	      IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM == 1u << IBV_WR_RDMA_WRITE_WITH_IMM &&
@@ -77,7 +78,9 @@ static_assert(IBV_QP_EX_WITH_RDMA_WRITE == 1u << IBV_WR_RDMA_WRITE &&
 	      IBV_QP_EX_WITH_BIND_MW == 1u << IBV_WR_BIND_MW &&
 	      IBV_QP_EX_WITH_SEND_WITH_INV == 1u << IBV_WR_SEND_WITH_INV,
 	      "send_ops bits are ibv_wr_opcode positions");
-constexpr uint64_t kRcSendOps = kRcWrOpcodes;
+static_assert(SROCE_RC_WR_OPCODES & (1u << IBV_WR_ATOMIC_WRITE),
+	      "the kernel takes ATOMIC WRITE on RC");
+constexpr uint64_t kRcSendOps = kRcWrOpcodes | IBV_QP_EX_WITH_ATOMIC_WRITE;
 constexpr uint64_t kUcSendOps = kUcWrOpcodes;
 constexpr uint64_t kUdSendOps = kUdWrOpcodes;
 

@@ -198,6 +198,18 @@ void wr_atomic_fetch_add(ibv_qp_ex *ibqp, uint32_t rkey, uint64_t remote_addr,
 	}
 }
 
+/* The 8 bytes are copied now: the caller's buffer may go at once. */
+void wr_atomic_write(ibv_qp_ex *ibqp, uint32_t rkey, uint64_t remote_addr,
+		     const void *atomic_wr) noexcept
+{
+	if (sroce_send_wqe *w = begin_wqe(ibqp, IBV_WR_ATOMIC_WRITE)) {
+		w->wr.atomic.remote_addr = remote_addr;
+		std::memcpy(&w->wr.atomic.compare_add, atomic_wr,
+			    sizeof(w->wr.atomic.compare_add));
+		w->wr.atomic.rkey = rkey;
+	}
+}
+
 void wr_local_inv(ibv_qp_ex *ibqp, uint32_t invalidate_rkey) noexcept
 {
 	if (sroce_send_wqe *w = begin_wqe(ibqp, IBV_WR_LOCAL_INV))
@@ -318,6 +330,8 @@ void install_qp_ex_ops(Qp &qp, uint64_t ops) noexcept
 		ex.wr_atomic_cmp_swp = wr_atomic_cmp_swp;
 	if (ops & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 		ex.wr_atomic_fetch_add = wr_atomic_fetch_add;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_WRITE)
+		ex.wr_atomic_write = wr_atomic_write;
 	if (ops & IBV_QP_EX_WITH_LOCAL_INV)
 		ex.wr_local_inv = wr_local_inv;
 	if (ops & IBV_QP_EX_WITH_BIND_MW)

@@ -38,8 +38,11 @@ static_assert(IBV_WR_RDMA_WRITE == SROCE_WR_RDMA_WRITE &&
 	      IBV_WR_ATOMIC_FETCH_AND_ADD == SROCE_WR_ATOMIC_FETCH_AND_ADD &&
 	      IBV_WR_LOCAL_INV == SROCE_WR_LOCAL_INV &&
 	      IBV_WR_BIND_MW == SROCE_WR_BIND_MW &&
-	      IBV_WR_SEND_WITH_INV == SROCE_WR_SEND_WITH_INV,
+	      IBV_WR_SEND_WITH_INV == SROCE_WR_SEND_WITH_INV &&
+	      IBV_WR_ATOMIC_WRITE == SROCE_WR_ATOMIC_WRITE,
 	      "WQE opcodes are libibverbs' values");
+static_assert(IBV_WC_ATOMIC_WRITE == SROCE_WC_ATOMIC_WRITE,
+	      "CQE opcodes are libibverbs' values");
 static_assert(IBV_SEND_FENCE == SROCE_SEND_FENCE &&
 	      IBV_SEND_SIGNALED == SROCE_SEND_SIGNALED &&
 	      IBV_SEND_SOLICITED == SROCE_SEND_SOLICITED &&
@@ -50,7 +53,11 @@ static_assert(IBV_ACCESS_REMOTE_WRITE == SROCE_ACCESS_REMOTE_WRITE &&
 	      IBV_ACCESS_REMOTE_ATOMIC == SROCE_ACCESS_REMOTE_ATOMIC &&
 	      IBV_ACCESS_ZERO_BASED == SROCE_ACCESS_ZERO_BASED,
 	      "bind access bits are libibverbs' values");
-constexpr uint32_t kRcWrOpcodes = SROCE_RC_WR_OPCODES;
+/* ibv_post_send's: ibv_send_wr has no field for ATOMIC WRITE's value (it
+ * is ibv_wr_atomic_write()'s only, as with rxe).
+ */
+constexpr uint32_t kRcWrOpcodes =
+	SROCE_RC_WR_OPCODES & ~wr_opcode_bit(IBV_WR_ATOMIC_WRITE);
 constexpr uint32_t kUcWrOpcodes = SROCE_UC_WR_OPCODES;
 constexpr uint32_t kUdWrOpcodes = SROCE_UD_WR_OPCODES;
 

@@ -141,11 +141,19 @@ SROCE_STATIC_ASSERT(sizeof(struct sroce_sge) == 16, "sroce_sge layout");
 #define SROCE_WR_LOCAL_INV		7
 #define SROCE_WR_BIND_MW		8
 #define SROCE_WR_SEND_WITH_INV		9
+/*
+ * RDMA ATOMIC WRITE (IBTA 1.5, libibverbs' IBV_WR_ATOMIC_WRITE): the
+ * 8 bytes in wr.atomic.compare_add, as the caller gave them (they land in
+ * the peer's memory byte for byte), at wr.atomic.remote_addr/rkey.  No
+ * SGEs, no inline data.
+ */
+#define SROCE_WR_ATOMIC_WRITE		15
 
 /*
  * Which opcodes each QP type takes, one bit per opcode above: the one
  * policy the kernel enforces and the provider offers (as ibv_wr_opcode
- * values and as the IBV_QP_EX_WITH_* bits, which use the same positions).
+ * values, and as the IBV_QP_EX_WITH_* bits, which use the same positions
+ * up to SEND_WITH_INV; ATOMIC WRITE's is IBV_QP_EX_WITH_ATOMIC_WRITE).
  * As rxe: local invalidation on RC only, windows on RC and UC, READ and
  * atomics on RC, UD sends only.
  */
@@ -161,7 +169,8 @@ SROCE_STATIC_ASSERT(sizeof(struct sroce_sge) == 16, "sroce_sge layout");
 				 SROCE_WR_BIT(SROCE_WR_RDMA_READ) |		\
 				 SROCE_WR_BIT(SROCE_WR_ATOMIC_CMP_AND_SWP) |	\
 				 SROCE_WR_BIT(SROCE_WR_ATOMIC_FETCH_AND_ADD) |	\
-				 SROCE_WR_BIT(SROCE_WR_LOCAL_INV))
+				 SROCE_WR_BIT(SROCE_WR_LOCAL_INV) |		\
+				 SROCE_WR_BIT(SROCE_WR_ATOMIC_WRITE))
 
 /* WQE send_flags: libibverbs' ibv_send_flags, the kernel's IB_SEND_*. */
 #define SROCE_SEND_FENCE	(1u << 0)
@@ -254,6 +263,7 @@ SROCE_ASSERT_OFFSET(sroce_sge, lkey, 12);
 /* Completion queue slot; field values use libibverbs' encodings
  * (ibv_wc_status, ibv_wc_opcode, ibv_wc_flags), so polling is a copy.
  */
+#define SROCE_WC_ATOMIC_WRITE	9	/* IBV_WC_ATOMIC_WRITE */
 struct sroce_cqe {
 	__aligned_u64 wr_id;
 	__u32 status;

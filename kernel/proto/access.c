@@ -46,8 +46,20 @@ enum roce_access_verdict roce_atomic_check(const struct roce_mr_desc *mr,
 				 ROCE_ACCESS_REMOTE_ATOMIC);
 }
 
+enum roce_access_verdict roce_atomic_write_check(const struct roce_mr_desc *mr,
+						 const void *pd,
+						 const struct roce_reth *reth)
+{
+	if (reth->len != ROCE_ATOMIC_LEN)
+		return ROCE_ACCESS_BAD_LENGTH;
+	if (!roce_atomic_aligned(reth->va))
+		return ROCE_ACCESS_MISALIGNED;
+	return roce_access_check(mr, pd, reth->va, ROCE_ATOMIC_LEN,
+				 ROCE_ACCESS_REMOTE_WRITE);
+}
+
 u8 roce_access_nak(enum roce_access_verdict v)
 {
-	return v == ROCE_ACCESS_MISALIGNED ? ROCE_NAK_INVALID_REQ :
-					     ROCE_NAK_REM_ACCESS_ERR;
+	return v == ROCE_ACCESS_MISALIGNED || v == ROCE_ACCESS_BAD_LENGTH ?
+		       ROCE_NAK_INVALID_REQ : ROCE_NAK_REM_ACCESS_ERR;
 }

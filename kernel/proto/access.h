@@ -40,6 +40,7 @@ enum roce_access_verdict {
 	ROCE_ACCESS_NO_RIGHT,
 	ROCE_ACCESS_OUT_OF_RANGE,
 	ROCE_ACCESS_MISALIGNED,		/* atomic VA not 8-byte aligned */
+	ROCE_ACCESS_BAD_LENGTH,		/* ATOMIC WRITE of other than 8 bytes */
 };
 
 /* Bytes an atomic operates on, and their required alignment. */
@@ -75,8 +76,18 @@ enum roce_access_verdict roce_atomic_check(const struct roce_mr_desc *mr,
 					   const struct roce_atmeth *atm);
 
 /*
+ * An ATOMIC WRITE's RETH (IBTA 1.5 A19): 8 bytes, 8-aligned, REMOTE_WRITE.
+ * Its key is checked like any other: the zero-length exemption of READ
+ * and WRITE does not apply, a length other than 8 being an error itself.
+ */
+enum roce_access_verdict roce_atomic_write_check(const struct roce_mr_desc *mr,
+						 const void *pd,
+						 const struct roce_reth *reth);
+
+/*
  * The NAK (full AETH syndrome, aeth.h) a failed check answers with:
- * Invalid Request for a misaligned atomic, Remote Access Error otherwise.
+ * Invalid Request for a misaligned atomic or an ATOMIC WRITE of the wrong
+ * length (the request itself is malformed), Remote Access Error otherwise.
  */
 u8 roce_access_nak(enum roce_access_verdict v);
 

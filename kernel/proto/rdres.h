@@ -21,6 +21,7 @@ ROCE_EXTERN_C_BEGIN
 enum roce_rd_kind {
 	ROCE_RD_READ = 1,
 	ROCE_RD_ATOMIC,
+	ROCE_RD_ATOMIC_WRITE,	/* IBTA 1.5: replayed, never stored twice */
 };
 
 struct roce_rd_res {

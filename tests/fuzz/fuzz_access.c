@@ -2,12 +2,13 @@
 /*
  * libFuzzer target for the responder's remote access check
  * (kernel/proto/access.c, what sroce.ko runs for every READ, WRITE and
- * atomic).  The input is an MR description followed by the extension
- * header of a request as it arrives on the wire:
+ * atomic and ATOMIC WRITE).  The input is an MR description followed by
+ * the extension header of a request as it arrives on the wire:
  *
  *   byte 0      bit 0..1: kind (READ RETH, WRITE RETH, atomic AtomicETH)
  *               bit 2: the request's PD differs from the MR's
  *               bit 3: the MR is not valid   bit 4: no MR at all
+ *               bit 5: an ATOMIC WRITE's RETH instead, whatever the kind
  *   byte 1      the MR's access rights (low 4 bits)
  *   bytes 2-17  the MR's iova and length, big-endian
  *   bytes 18-   RETH (16 bytes) or AtomicETH (28 bytes)
@@ -64,7 +65,24 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	data += 18;
 	size -= 18;
 
-	if (kind == 2 || kind == 3) {
+	if (data[-18] & 32) {
+		struct roce_reth reth;
+
+		if (size < ROCE_RETH_LEN)
+			return 0;
+		roce_reth_decode(data, &reth);
+		v = roce_atomic_write_check(m, pd, &reth);
+		va = reth.va;
+		len = ROCE_ATOMIC_LEN;
+		need = ROCE_ACCESS_REMOTE_WRITE;
+		/* Malformed requests, before any key: Invalid Request. */
+		if (reth.len != ROCE_ATOMIC_LEN || (va & 7)) {
+			CHECK(v == (reth.len != ROCE_ATOMIC_LEN ?
+				    ROCE_ACCESS_BAD_LENGTH : ROCE_ACCESS_MISALIGNED));
+			CHECK(roce_access_nak(v) == ROCE_NAK_INVALID_REQ);
+			return 0;
+		}
+	} else if (kind == 2 || kind == 3) {
 		struct roce_atmeth atm;
 
 		if (size < ROCE_ATMETH_LEN)

@@ -70,10 +70,11 @@ OPS.update({
     0x11: ([AETH], False, False), 0x12: ([AETH, ATMACK], False, False),
     0x13: ([ATMETH], False, True), 0x14: ([ATMETH], False, True),
     0x16: ([IETH], True, True), 0x17: ([IETH], True, True),
+    0x1D: ([RETH], True, True),                 # ATOMIC WRITE
     0x64: ([DETH], True, True), 0x65: ([DETH, IMM], True, True),
 })
 RC_OPS = [op for op in OPS if op < 0x20]
-KNOWN = set(OPS) | {0x1C, 0x1D, 0x81}       # FLUSH, ATOMIC WRITE, CNP
+KNOWN = set(OPS) | {0x1C, 0x81}             # FLUSH, CNP
 UNKNOWN = [op for op in range(256) if op not in KNOWN]
 AETH_SYNDROMES = [0x1F, 0x00, 0x20, 0x3F, 0x60, 0x61, 0x62, 0x63, 0x64, 0x7F,
                   0x9F]

@@ -122,4 +122,30 @@ TEST(Access, AtomicsAreEightAlignedEightBytesWithTheAtomicRight)
 	EXPECT_EQ(roce_access_nak(ROCE_ACCESS_OUT_OF_RANGE), ROCE_NAK_REM_ACCESS_ERR);
 }
 
+TEST(Access, AtomicWriteIsEightAlignedEightBytesWithTheWriteRight)
+{
+	auto m = mr(0x1000, 16);
+	auto atomic_only = mr(0x1000, 16, ROCE_ACCESS_REMOTE_ATOMIC);
+	roce_reth r{0x1008, 0, 8};
+
+	EXPECT_EQ(roce_atomic_write_check(&m, &pd_a, &r), ROCE_ACCESS_OK);
+	EXPECT_EQ(roce_atomic_write_check(&atomic_only, &pd_a, &r),
+		  ROCE_ACCESS_NO_RIGHT) << "it is a write: REMOTE_ATOMIC is not enough";
+	EXPECT_EQ(roce_atomic_write_check(&m, &pd_b, &r), ROCE_ACCESS_WRONG_PD);
+	r.va = 0x1010;
+	EXPECT_EQ(roce_atomic_write_check(&m, &pd_a, &r), ROCE_ACCESS_OUT_OF_RANGE);
+	r.va = 0x1004;
+	EXPECT_EQ(roce_atomic_write_check(&m, &pd_a, &r), ROCE_ACCESS_MISALIGNED);
+	EXPECT_EQ(roce_access_nak(ROCE_ACCESS_MISALIGNED), ROCE_NAK_INVALID_REQ);
+	for (u32 len : {0u, 4u, 16u}) {
+		r = roce_reth{0x1008, 0, len};
+		EXPECT_EQ(roce_atomic_write_check(&m, &pd_a, &r), ROCE_ACCESS_BAD_LENGTH)
+			<< len;
+	}
+	EXPECT_EQ(roce_access_nak(ROCE_ACCESS_BAD_LENGTH), ROCE_NAK_INVALID_REQ);
+	r = roce_reth{0x1008, 0, 8};
+	EXPECT_EQ(roce_atomic_write_check(nullptr, &pd_a, &r), ROCE_ACCESS_NO_MR)
+		<< "the key is checked, unlike a zero-length WRITE's";
+}
+
 } // namespace

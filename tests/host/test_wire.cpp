@@ -393,8 +393,6 @@ TEST(Wire, RejectsUnknownAndUnsupportedOpcodes)
 	}
 	pkt[0] = ROCE_OP_RC_FLUSH;
 	EXPECT_EQ(parse_exact(pkt, &out), -ROCE_PERR_UNSUPPORTED_OPCODE);
-	pkt[0] = ROCE_OP_RC_ATOMIC_WRITE;
-	EXPECT_EQ(parse_exact(pkt, &out), -ROCE_PERR_UNSUPPORTED_OPCODE);
 	pkt[0] = 0x15;
 	EXPECT_EQ(parse_exact(pkt, &out), -ROCE_PERR_UNKNOWN_OPCODE);
 }

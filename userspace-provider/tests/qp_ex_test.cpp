@@ -277,9 +277,39 @@ TEST(QpEx, OnlyRequestedBuildersAreInstalled)
 	static_assert((kUcSendOps & ~kRcSendOps) == 0);
 	static_assert((kUdSendOps & ~kUcSendOps) == 0);
 	EXPECT_EQ(send_ops_for(IBV_QPT_XRC_SEND), 0u);
-	EXPECT_EQ(kRcSendOps & (IBV_QP_EX_WITH_TSO | IBV_QP_EX_WITH_ATOMIC_WRITE),
-		  0u);
+	EXPECT_EQ(kRcSendOps & IBV_QP_EX_WITH_TSO, 0u);
+	EXPECT_EQ(kUcSendOps & IBV_QP_EX_WITH_ATOMIC_WRITE, 0u) << "RC only";
+	EXPECT_EQ(q->wr_atomic_write, nullptr) << "not asked for";
 	EXPECT_EQ(kUdSendOps & IBV_QP_EX_WITH_BIND_MW, 0u);
+}
+
+TEST(QpEx, AtomicWriteCarriesItsEightBytesInTheWqe)
+{
+	FakeQp f(IBV_QPT_RC);
+	install_qp_ex_ops(f.qp, IBV_QP_EX_WITH_ATOMIC_WRITE);
+	ibv_qp_ex *q = f.qpx();
+	ASSERT_NE(q->wr_atomic_write, nullptr);
+	std::memset(f.sq.slot(0), 0xa5, f.sq.slot_size());
+
+	unsigned char value[8] = {'c', 'c', 'c', 'c', 1, 2, 3, 4};
+	q->wr_start(q);
+	q->wr_id = 77;
+	q->wr_flags = IBV_SEND_SIGNALED;
+	q->wr_atomic_write(q, 0x99, 0xabcd0008, value);
+	std::memset(value, 0, sizeof(value)); /* copied at the call */
+	ASSERT_EQ(q->wr_complete(q), 0);
+
+	const sroce_send_wqe w = f.sq.send_wqe(0);
+	EXPECT_EQ(w.wr_id, 77u);
+	EXPECT_EQ(w.opcode, unsigned{SROCE_WR_ATOMIC_WRITE});
+	EXPECT_EQ(w.send_flags, unsigned{IBV_SEND_SIGNALED});
+	EXPECT_EQ(w.num_sge, 0u);
+	EXPECT_EQ(w.inline_len, 0u);
+	EXPECT_EQ(w.wr.atomic.remote_addr, 0xabcd0008u);
+	EXPECT_EQ(w.wr.atomic.rkey, 0x99u);
+	const unsigned char want[8] = {'c', 'c', 'c', 'c', 1, 2, 3, 4};
+	EXPECT_EQ(0, std::memcmp(&w.wr.atomic.compare_add, want, 8))
+		<< "the bytes as given, no byte order applied";
 }
 
 TEST(QpEx, OneProducerStoreAndOneDoorbellPerBatch)

@@ -55,6 +55,7 @@
  * failed, 2 on a usage or set-up error.  Each wait is bounded.
  */
 #include "qp.hpp"
+#include "rc_loopback.hpp"
 
 #include <infiniband/verbs.h>
 
@@ -70,98 +71,14 @@
 
 namespace {
 
+using namespace rc_loopback;
+
 constexpr int kSends = 8;
 constexpr uint32_t kMsg = 64;
 /* Long enough for any kernel reaction; far shorter than a soft lockup. */
 constexpr auto kLimit = std::chrono::milliseconds(10000);
 /* wait_event(): any event at all for that QP. */
 constexpr auto kAnyEvent = static_cast<ibv_event_type>(-1);
-
-int failures;
-
-[[noreturn]] void die(const char *what, int err)
-{
-	std::fprintf(stderr, "qp_edges: %s: %s\n", what, std::strerror(err));
-	std::exit(2);
-}
-
-void check(bool ok, const std::string &what)
-{
-	std::printf("%s: %s\n", ok ? "ok" : "FAILED", what.c_str());
-	if (!ok)
-		failures++;
-}
-
-struct Setup {
-	ibv_context *ctx = nullptr;
-	ibv_pd *pd = nullptr;
-	ibv_cq *cq = nullptr;
-	ibv_mr *mr = nullptr;
-	union ibv_gid gid {};
-	int gid_index = 0;
-};
-
-/* An RC QP in RESET, receiving through `srq` if there is one. */
-ibv_qp *create_rc(Setup &s, ibv_srq *srq = nullptr, uint32_t depth = 16)
-{
-	ibv_qp_init_attr init{};
-	init.send_cq = init.recv_cq = s.cq;
-	init.srq = srq;
-	init.cap.max_send_wr = depth;
-	init.cap.max_recv_wr = srq ? 0 : depth;
-	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
-	init.qp_type = IBV_QPT_RC;
-	ibv_qp *qp = ibv_create_qp(s.pd, &init);
-	if (!qp)
-		die("ibv_create_qp", errno);
-	return qp;
-}
-
-/* An RC QP in INIT. */
-ibv_qp *make_rc(Setup &s, ibv_srq *srq = nullptr, uint32_t depth = 16)
-{
-	ibv_qp *qp = create_rc(s, srq, depth);
-	ibv_qp_attr a{};
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
-	if (int err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-						    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		die("to INIT", err);
-	return qp;
-}
-
-/* INIT -> RTR -> RTS towards `dest_qpn` on the same device. */
-void connect(Setup &s, ibv_qp *qp, uint32_t dest_qpn)
-{
-	ibv_qp_attr a{};
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest_qpn;
-	a.rq_psn = 0;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.dgid = s.gid;
-	a.ah_attr.grh.sgid_index = s.gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	if (int err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-						    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-						    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-						    IBV_QP_MIN_RNR_TIMER))
-		die("to RTR", err);
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	a.timeout = 18;		/* ~1 s: nothing is retransmitted meanwhile */
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	if (int err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-						    IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-						    IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
-		die("to RTS", err);
-}
 
 void post_sends(Setup &s, ibv_qp *qp, int n)
 {
@@ -627,22 +544,8 @@ int main(int argc, char **argv)
 			     argv[0]);
 		return 2;
 	}
-	Setup s;
-	s.gid_index = std::atoi(argv[2]);
-	ibv_device **list = ibv_get_device_list(nullptr);
-	for (int i = 0; list && list[i]; i++)
-		if (!std::strcmp(ibv_get_device_name(list[i]), argv[1]))
-			s.ctx = ibv_open_device(list[i]);
-	if (!s.ctx)
-		die("no such device", ENODEV);
-	if (int err = ibv_query_gid(s.ctx, 1, s.gid_index, &s.gid))
-		die("ibv_query_gid", err);
-	s.pd = ibv_alloc_pd(s.ctx);
-	s.cq = ibv_create_cq(s.ctx, 256, nullptr, nullptr, 0);
-	void *buf = std::calloc(1, kMsg);
-	s.mr = s.pd ? ibv_reg_mr(s.pd, buf, kMsg, IBV_ACCESS_LOCAL_WRITE) : nullptr;
-	if (!s.pd || !s.cq || !s.mr)
-		die("PD/CQ/MR", errno);
+	tool_name = "qp_edges";
+	Setup s = open_setup(argv[1], std::atoi(argv[2]), kMsg, IBV_ACCESS_LOCAL_WRITE);
 
 	const std::string scenario = argv[3];
 	if (scenario == "sq-behind-fetch")
@@ -667,6 +570,5 @@ int main(int argc, char **argv)
 		reset_to_err(s);
 	else
 		die("unknown scenario", EINVAL);
-	std::printf("%d checks failed\n", failures);
-	return failures ? 1 : 0;
+	return finish();
 }

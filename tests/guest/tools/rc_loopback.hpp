@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * What the guest tools that test one device against itself share: a PD,
+ * a CQ and an MR on the device named on the command line, RC QPs
+ * connected to each other through the device's own GID, and the way they
+ * report (one line per check; exit 0 only if every check held, 1 if one
+ * failed, 2 on a usage or set-up error).
+ */
+#pragma once
+
+#include <infiniband/verbs.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace rc_loopback {
+
+inline const char *tool_name = "tool";
+inline int failures;
+
+[[noreturn]] inline void die(const char *what, int err)
+{
+	std::fprintf(stderr, "%s: %s: %s\n", tool_name, what, std::strerror(err));
+	std::exit(2);
+}
+
+inline void check(bool ok, const std::string &what)
+{
+	std::printf("%s: %s\n", ok ? "ok" : "FAILED", what.c_str());
+	if (!ok)
+		failures++;
+}
+
+/* The summary line and the exit status. */
+inline int finish()
+{
+	std::printf("%d checks failed\n", failures);
+	return failures ? 1 : 0;
+}
+
+struct Setup {
+	ibv_context *ctx = nullptr;
+	ibv_pd *pd = nullptr;
+	ibv_cq *cq = nullptr;
+	ibv_mr *mr = nullptr;
+	union ibv_gid gid {};
+	int gid_index = 0;
+};
+
+/* Opens @dev and makes the PD, a CQ and an MR of @mr_bytes with @access. */
+inline Setup open_setup(const char *dev, int gid_index, size_t mr_bytes,
+			int access)
+{
+	Setup s;
+	s.gid_index = gid_index;
+	ibv_device **list = ibv_get_device_list(nullptr);
+	for (int i = 0; list && list[i]; i++)
+		if (!std::strcmp(ibv_get_device_name(list[i]), dev))
+			s.ctx = ibv_open_device(list[i]);
+	if (!s.ctx)
+		die("no such device", ENODEV);
+	if (int err = ibv_query_gid(s.ctx, 1, s.gid_index, &s.gid))
+		die("ibv_query_gid", err);
+	s.pd = ibv_alloc_pd(s.ctx);
+	s.cq = ibv_create_cq(s.ctx, 256, nullptr, nullptr, 0);
+	void *buf = std::aligned_alloc(4096, (mr_bytes + 4095) / 4096 * 4096);
+	if (buf)
+		std::memset(buf, 0, mr_bytes);
+	s.mr = s.pd && buf ? ibv_reg_mr(s.pd, buf, mr_bytes, access) : nullptr;
+	if (!s.pd || !s.cq || !s.mr)
+		die("PD/CQ/MR", errno);
+	return s;
+}
+
+/*
+ * An RC QP in RESET, receiving through @srq if there is one; with
+ * @send_ops, created extended with those ibv_wr_* operations.
+ */
+inline ibv_qp *create_rc(Setup &s, ibv_srq *srq = nullptr, uint32_t depth = 16,
+			 uint64_t send_ops = 0)
+{
+	ibv_qp_init_attr_ex init{};
+	init.send_cq = init.recv_cq = s.cq;
+	init.srq = srq;
+	init.cap.max_send_wr = depth;
+	init.cap.max_recv_wr = srq ? 0 : depth;
+	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
+	init.qp_type = IBV_QPT_RC;
+	init.pd = s.pd;
+	init.comp_mask = IBV_QP_INIT_ATTR_PD;
+	if (send_ops) {
+		init.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		init.send_ops_flags = send_ops;
+	}
+	ibv_qp *qp = ibv_create_qp_ex(s.ctx, &init);
+	if (!qp)
+		die("ibv_create_qp", errno);
+	return qp;
+}
+
+/* An RC QP in INIT granting the peer @access. */
+inline ibv_qp *make_rc(Setup &s, ibv_srq *srq = nullptr, uint32_t depth = 16,
+		       uint64_t send_ops = 0, int access = IBV_ACCESS_REMOTE_WRITE)
+{
+	ibv_qp *qp = create_rc(s, srq, depth, send_ops);
+	ibv_qp_attr a{};
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = access;
+	if (int err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+						    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		die("to INIT", err);
+	return qp;
+}
+
+/* INIT -> RTR -> RTS towards `dest_qpn` on the same device, one READ or
+ * atomic outstanding each way.
+ */
+inline void connect(Setup &s, ibv_qp *qp, uint32_t dest_qpn)
+{
+	ibv_qp_attr a{};
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dest_qpn;
+	a.rq_psn = 0;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.dgid = s.gid;
+	a.ah_attr.grh.sgid_index = s.gid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	if (int err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
+						    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+						    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+						    IBV_QP_MIN_RNR_TIMER))
+		die("to RTR", err);
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	a.timeout = 18;		/* ~1 s: nothing is retransmitted meanwhile */
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	if (int err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+						    IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+						    IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
+		die("to RTS", err);
+}
+
+} // namespace rc_loopback
