@@ -1,6 +1,8 @@
 """Interop with the kernel's own Soft-RoCE: rxe0 on veth0 (initial
 namespace) <-> sroce1 on veth1 (namespace peer).  rxe and sroce share no
 code, so a passing run proves our packets are real RoCE v2."""
+import os
+
 import pytest
 
 from verbs_apps import CLIENT_IP, SERVER_IP, gid_index, run_pair
@@ -44,3 +46,18 @@ def test_rxe_server_sroce_client(guest, gids, app, args, gflag):
         % (app, gflag, gids["sroce1"], args, CLIENT_IP),
         server_ns=None)
     assert rc == 0, out
+
+
+@pytest.mark.parametrize("requester,responder", [("sroce1", "rxe0"), ("rxe0", "sroce1")])
+def test_atomic_write_with_rxe(guest, gids, requester, responder):
+    """RDMA ATOMIC WRITE each way (tools/atomic_write.cpp: values byte for
+    byte, ordering behind a WRITE, the NAKs), one process driving both
+    devices from the initial namespace."""
+    if guest.distro in (None, "bookworm"):
+        pytest.skip("Debian 12's rxe (Linux 6.1) has no ATOMIC WRITE (6.2)")
+    tool = os.path.join(guest.build, "cmake", "tests", "guest", "tools", "atomic_write")
+    r = guest.run("%s %s %d %s %d" % (tool, requester, gids[requester],
+                                      responder, gids[responder]), timeout=120)
+    print(r.output)
+    assert not r.timed_out, r
+    assert r.rc == 0 and "0 checks failed" in r.stdout, r

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * atomic_write DEV GID_INDEX: RDMA ATOMIC WRITE (IBTA 1.5,
- * ibv_wr_atomic_write) between two RC QPs of one device, through its own
- * GID, checked as an application would see it:
+ * atomic_write DEV GID_INDEX [PEER_DEV PEER_GID_INDEX]: RDMA ATOMIC WRITE
+ * (IBTA 1.5, ibv_wr_atomic_write) from an RC QP of DEV to one of
+ * PEER_DEV (default: DEV itself, through its own GID), checked as an
+ * application would see it:
  *
  *   - 200 ATOMIC WRITEs, one READ/atomic credit each way: every one
  *     completes with IBV_WC_ATOMIC_WRITE and 8 bytes, and the peer's
@@ -13,7 +14,7 @@
  *   - an MR without REMOTE_WRITE (REMOTE_ATOMIC is not enough):
  *     IBV_WC_REM_ACCESS_ERR, memory untouched;
  *   - ibv_post_send() cannot carry it (EINVAL); a UC QP cannot ask for it
- *     (EOPNOTSUPP).
+ *     (EOPNOTSUPP): when DEV is an sroce device.
  *
  * One line per check; exit 0 only if every check held.
  */
@@ -30,18 +31,30 @@ using namespace rc_loopback;
 constexpr size_t kMr = 1 << 16;
 constexpr auto kLimit = std::chrono::milliseconds(10000);
 
-struct Pair {
-	ibv_qp *a, *b;
+/* The requester's device and the responder's (the same one in loopback). */
+struct Sides {
+	Setup &req, &resp;
 };
 
-Pair connected_pair(Setup &s)
+struct Pair {
+	ibv_qp *a, *b;	/* a sends, b's memory is written */
+};
+
+Pair connected_pair(Sides &d)
 {
 	const uint64_t ops = IBV_QP_EX_WITH_ATOMIC_WRITE | IBV_QP_EX_WITH_RDMA_WRITE;
 	const int access = IBV_ACCESS_REMOTE_WRITE;
-	Pair p{make_rc(s, nullptr, 64, ops, access), make_rc(s, nullptr, 64, ops, access)};
-	connect(s, p.a, p.b->qp_num);
-	connect(s, p.b, p.a->qp_num);
+	Pair p{make_rc(d.req, nullptr, 64, ops, access),
+	       make_rc(d.resp, nullptr, 64, ops, access)};
+	connect(d.req, p.a, p.b->qp_num, &d.resp.gid);
+	connect(d.resp, p.b, p.a->qp_num, &d.req.gid);
 	return p;
+}
+
+void destroy(Pair &p)
+{
+	ibv_destroy_qp(p.a);
+	ibv_destroy_qp(p.b);
 }
 
 void atomic_write(ibv_qp *qp, uint64_t wr_id, unsigned flags, uint32_t rkey,
@@ -79,9 +92,10 @@ uint8_t *mem(Setup &s, size_t off)
 	return static_cast<uint8_t *>(s.mr->addr) + off;
 }
 
-void many_in_a_row(Setup &s)
+void many_in_a_row(Sides &d)
 {
-	Pair p = connected_pair(s);
+	Setup &s = d.resp;
+	Pair p = connected_pair(d);
 	const uint64_t target = reinterpret_cast<uintptr_t>(mem(s, 8));
 	int good = 0, posted = 0;
 	uint8_t value[8];
@@ -96,7 +110,7 @@ void many_in_a_row(Setup &s)
 		posted++;
 		if (!signaled)
 			continue;
-		const ibv_wc wc = next_completion(s);
+		const ibv_wc wc = next_completion(d.req);
 		if (wc.wr_id == uint64_t(i) && wc.status == IBV_WC_SUCCESS &&
 		    wc.opcode == IBV_WC_ATOMIC_WRITE && wc.byte_len == 8)
 			good++;
@@ -111,15 +125,15 @@ void many_in_a_row(Setup &s)
 	check(std::memcmp(mem(s, 8), value, 8) == 0,
 	      "the peer's memory holds the last value, byte for byte");
 	check(*mem(s, 7) == 0 && *mem(s, 16) == 0, "and nothing around it");
-	ibv_destroy_qp(p.a);
-	ibv_destroy_qp(p.b);
+	destroy(p);
 }
 
-void after_a_write(Setup &s)
+void after_a_write(Sides &d)
 {
-	Pair p = connected_pair(s);
+	Setup &s = d.resp;
+	Pair p = connected_pair(d);
 	const size_t big = 32768;
-	std::memset(mem(s, 0), 0x11, big);	/* source */
+	std::memset(mem(d.req, 0), 0x11, big);	/* source */
 	std::memset(mem(s, big), 0, big);	/* target */
 	ibv_qp_ex *x = ibv_qp_to_qp_ex(p.a);
 	const uint8_t flag[8] = {'d', 'o', 'n', 'e', 0, 0, 0, 1};
@@ -128,14 +142,15 @@ void after_a_write(Setup &s)
 	x->wr_id = 1;
 	x->wr_flags = 0;
 	ibv_wr_rdma_write(x, s.mr->rkey, reinterpret_cast<uintptr_t>(mem(s, big)));
-	ibv_wr_set_sge(x, s.mr->lkey, reinterpret_cast<uintptr_t>(mem(s, 0)), big - 8);
+	ibv_wr_set_sge(x, d.req.mr->lkey, reinterpret_cast<uintptr_t>(mem(d.req, 0)),
+		       big - 8);
 	x->wr_id = 2;
 	x->wr_flags = IBV_SEND_SIGNALED;
 	ibv_wr_atomic_write(x, s.mr->rkey,
 			    reinterpret_cast<uintptr_t>(mem(s, 2 * big - 8)), flag);
 	if (int err = ibv_wr_complete(x))
 		die("ibv_wr_complete", err);
-	const ibv_wc wc = next_completion(s);
+	const ibv_wc wc = next_completion(d.req);
 	check(wc.wr_id == 2 && wc.status == IBV_WC_SUCCESS,
 	      "an ATOMIC WRITE behind a 32 KiB RDMA WRITE completes");
 	bool written = true;
@@ -143,18 +158,18 @@ void after_a_write(Setup &s)
 		written &= *mem(s, big + i) == 0x11;
 	check(written && std::memcmp(mem(s, 2 * big - 8), flag, 8) == 0,
 	      "both landed: the WRITE's data and the flag after it");
-	ibv_destroy_qp(p.a);
-	ibv_destroy_qp(p.b);
+	destroy(p);
 }
 
-void refused(Setup &s, const char *what, uint32_t rkey, uint64_t addr,
+void refused(Sides &d, const char *what, uint32_t rkey, uint64_t addr,
 	     ibv_wc_status want)
 {
-	Pair p = connected_pair(s);
+	Setup &s = d.resp;
+	Pair p = connected_pair(d);
 	const uint8_t value[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 	std::memset(mem(s, 0), 0, 64);
 	atomic_write(p.a, 9, IBV_SEND_SIGNALED, rkey, addr, value);
-	const ibv_wc wc = next_completion(s);
+	const ibv_wc wc = next_completion(d.req);
 	check(wc.wr_id == 9 && wc.status == want,
 	      std::string(what) + ": " + ibv_wc_status_str(want) + " (got " +
 		      ibv_wc_status_str(wc.status) + ")");
@@ -162,16 +177,18 @@ void refused(Setup &s, const char *what, uint32_t rkey, uint64_t addr,
 	for (int i = 0; i < 64; i++)
 		untouched &= *mem(s, i) == 0;
 	check(untouched, std::string(what) + ": memory untouched");
-	ibv_destroy_qp(p.a);
-	ibv_destroy_qp(p.b);
+	destroy(p);
 	ibv_wc drain;
-	while (ibv_poll_cq(s.cq, 1, &drain) > 0)
-		;	/* the responder's side, flushed */
+	for (Setup *side : {&d.req, &d.resp})
+		while (ibv_poll_cq(side->cq, 1, &drain) > 0)
+			;	/* whatever the failed QPs flushed */
 }
 
-void not_through_post_send(Setup &s)
+/* The requester's device alone (sroce). */
+void not_through_post_send(Sides &d)
 {
-	Pair p = connected_pair(s);
+	Setup &s = d.req;
+	Pair p = connected_pair(d);
 	ibv_send_wr wr{}, *bad = nullptr;
 	wr.opcode = IBV_WR_ATOMIC_WRITE;
 	wr.wr.rdma.remote_addr = reinterpret_cast<uintptr_t>(mem(s, 8));
@@ -179,8 +196,7 @@ void not_through_post_send(Setup &s)
 	const int err = ibv_post_send(p.a, &wr, &bad);
 	check(err == EINVAL, std::string("ibv_post_send(IBV_WR_ATOMIC_WRITE): EINVAL (got ") +
 				     std::strerror(err) + ")");
-	ibv_destroy_qp(p.a);
-	ibv_destroy_qp(p.b);
+	destroy(p);
 
 	ibv_qp_init_attr_ex init{};
 	init.send_cq = init.recv_cq = s.cq;
@@ -203,23 +219,34 @@ void not_through_post_send(Setup &s)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		std::fprintf(stderr, "usage: %s DEV GID_INDEX\n", argv[0]);
+	if (argc != 3 && argc != 5) {
+		std::fprintf(stderr, "usage: %s DEV GID_INDEX [PEER_DEV PEER_GID_INDEX]\n",
+			     argv[0]);
 		return 2;
 	}
 	tool_name = "atomic_write";
-	Setup s = open_setup(argv[1], std::atoi(argv[2]), kMr,
-			     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-	many_in_a_row(s);
-	after_a_write(s);
-	refused(s, "an address not 8-aligned", s.mr->rkey,
+	const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	Setup req = open_setup(argv[1], std::atoi(argv[2]), kMr, access);
+	Setup peer;
+	if (argc == 5)
+		peer = open_setup(argv[3], std::atoi(argv[4]), kMr, access);
+	Sides d{req, argc == 5 ? peer : req};
+	Setup &s = d.resp;
+
+	many_in_a_row(d);
+	after_a_write(d);
+	refused(d, "an address not 8-aligned", s.mr->rkey,
 		reinterpret_cast<uintptr_t>(mem(s, 4)), IBV_WC_REM_INV_REQ_ERR);
 	ibv_mr *atomic_only = ibv_reg_mr(s.pd, mem(s, 0), 4096,
 					 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
 	if (!atomic_only)
 		die("ibv_reg_mr", errno);
-	refused(s, "an MR without REMOTE_WRITE", atomic_only->rkey,
+	refused(d, "an MR without REMOTE_WRITE", atomic_only->rkey,
 		reinterpret_cast<uintptr_t>(mem(s, 8)), IBV_WC_REM_ACCESS_ERR);
-	not_through_post_send(s);
+	/* sroce's provider's answers; rxe's takes the opcode through
+	 * ibv_post_send (with no value to write) and returns success.
+	 */
+	if (!std::strncmp(argv[1], "sroce", 5))
+		not_through_post_send(d);
 	return finish();
 }

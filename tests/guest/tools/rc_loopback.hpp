@@ -116,10 +116,11 @@ inline ibv_qp *make_rc(Setup &s, ibv_srq *srq = nullptr, uint32_t depth = 16,
 	return qp;
 }
 
-/* INIT -> RTR -> RTS towards `dest_qpn` on the same device, one READ or
- * atomic outstanding each way.
+/* INIT -> RTR -> RTS towards `dest_qpn` at @dgid (default: the same
+ * device), one READ or atomic outstanding each way.
  */
-inline void connect(Setup &s, ibv_qp *qp, uint32_t dest_qpn)
+inline void connect(Setup &s, ibv_qp *qp, uint32_t dest_qpn,
+		    const ibv_gid *dgid = nullptr)
 {
 	ibv_qp_attr a{};
 	a.qp_state = IBV_QPS_RTR;
@@ -130,7 +131,7 @@ inline void connect(Setup &s, ibv_qp *qp, uint32_t dest_qpn)
 	a.min_rnr_timer = 12;
 	a.ah_attr.is_global = 1;
 	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.dgid = s.gid;
+	a.ah_attr.grh.dgid = dgid ? *dgid : s.gid;
 	a.ah_attr.grh.sgid_index = s.gid_index;
 	a.ah_attr.grh.hop_limit = 64;
 	if (int err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
