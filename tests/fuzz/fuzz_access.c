@@ -50,11 +50,13 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	u32 kind, need;
 	u64 va, len;
 	enum roce_access_verdict v;
-	bool inside, want;
+	bool inside, want, awrite;
+	enum roce_access_verdict malformed = ROCE_ACCESS_OK;
 
 	if (size < 18)
 		return 0;
 	kind = data[0] & 3;
+	awrite = data[0] & 32;
 	mr.access = data[1] & 0xf;
 	mr.iova = be64(data + 2);
 	mr.length = be64(data + 10);
@@ -65,7 +67,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	data += 18;
 	size -= 18;
 
-	if (data[-18] & 32) {
+	if (awrite) {
 		struct roce_reth reth;
 
 		if (size < ROCE_RETH_LEN)
@@ -75,13 +77,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		va = reth.va;
 		len = ROCE_ATOMIC_LEN;
 		need = ROCE_ACCESS_REMOTE_WRITE;
-		/* Malformed requests, before any key: Invalid Request. */
-		if (reth.len != ROCE_ATOMIC_LEN || (va & 7)) {
-			CHECK(v == (reth.len != ROCE_ATOMIC_LEN ?
-				    ROCE_ACCESS_BAD_LENGTH : ROCE_ACCESS_MISALIGNED));
-			CHECK(roce_access_nak(v) == ROCE_NAK_INVALID_REQ);
-			return 0;
-		}
+		malformed = reth.len != ROCE_ATOMIC_LEN ? ROCE_ACCESS_BAD_LENGTH :
+			    (va & 7) ? ROCE_ACCESS_MISALIGNED : ROCE_ACCESS_OK;
 	} else if (kind == 2 || kind == 3) {
 		struct roce_atmeth atm;
 
@@ -92,11 +89,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		va = atm.va;
 		len = ROCE_ATOMIC_LEN;
 		need = ROCE_ACCESS_REMOTE_ATOMIC;
-		if (va & 7) {
-			CHECK(v == ROCE_ACCESS_MISALIGNED);
-			CHECK(roce_access_nak(v) == ROCE_NAK_INVALID_REQ);
-			return 0;
-		}
+		malformed = (va & 7) ? ROCE_ACCESS_MISALIGNED : ROCE_ACCESS_OK;
 	} else {
 		struct roce_reth reth;
 
@@ -113,6 +106,12 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		}
 	}
 
+	/* Malformed requests, before any key: Invalid Request. */
+	if (malformed != ROCE_ACCESS_OK) {
+		CHECK(v == malformed);
+		CHECK(roce_access_nak(v) == ROCE_NAK_INVALID_REQ);
+		return 0;
+	}
 	inside = (u128)va >= mr.iova &&
 		 (u128)va + len <= (u128)mr.iova + mr.length;
 	want = m && pd == mr.pd && mr.valid && (mr.access & need) == need &&
