@@ -16,7 +16,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "guest"))
 import kmem  # noqa: E402
-from harness import BAD_KERNEL_LOG  # noqa: E402
+from harness import BAD_KERNEL_LOG, LEAK_MODULES  # noqa: E402
 
 # "Flat": the end of the traffic within 2% + 4 MiB of the baseline taken
 # after the first minute (the warm-up: every QP, MR and buffer exists by
@@ -104,6 +104,19 @@ def verdict(traffic, samples, kernel_problems):
     return fails, facts
 
 
+def kmemleak_failures(scan):
+    """The debug kernel's kmemleak verdict from the guest's scan (None:
+    there was none, which fails rather than look like no leaks): a report
+    whose allocation stack runs through sroce or the RDMA core."""
+    if scan is None:
+        return ["no kmemleak scan from the guest (kmemleak missing or off?)"]
+    blocks = re.split(r"(?m)^(?=unreferenced object )", scan)
+    ours = [b for b in blocks if b.startswith("unreferenced object ") and
+            LEAK_MODULES.search(b)]
+    return ["kmemleak: %d leak(s) through sroce or the RDMA core, first:\n%s" %
+            (len(ours), ours[0])] if ours else []
+
+
 def markdown(traffic, facts, fails, netem, note, minutes, built_from):
     ops = sorted(set(traffic["posted"]) | set(traffic["lost"]))
     lines = [
@@ -173,6 +186,7 @@ def main():
     p.add_argument("--minutes", default="?")
     p.add_argument("--note", default="")
     p.add_argument("--commit", default="unknown", help="what the guest ran")
+    p.add_argument("--kernel", choices=("debug",), help="the guest ran the debug kernel")
     a = p.parse_args()
     text = read(os.path.join(a.run, "traffic.json")).strip()
     traffic = json.loads(text.splitlines()[-1]) if text else None
@@ -180,11 +194,14 @@ def main():
     problems = [l for l in read(os.path.join(a.run, "dmesg")).splitlines()
                 if BAD_KERNEL_LOG.search(l)]
     fails, facts = verdict(traffic, samples, problems)
+    if a.kernel == "debug":
+        fails += kmemleak_failures(read(os.path.join(a.run, "kmemleak"), None))
     if traffic is not None:
         os.makedirs(os.path.dirname(os.path.abspath(a.markdown)), exist_ok=True)
         with open(a.markdown, "w") as f:
             f.write(markdown(traffic, facts, fails, read(os.path.join(a.run, "netem.txt")),
-                             a.note, a.minutes, a.commit))
+                             a.note, a.minutes + (" --kernel debug" if a.kernel else ""),
+                             a.commit))
         print("soak report: %s" % a.markdown)
     print("soak: " + ("PASS" if not fails else "FAIL: " + "; ".join(fails)))
     return 1 if fails else 0

@@ -192,3 +192,17 @@ def test_verdict_passes_a_clean_run_and_fails_each_kind_of_problem():
     assert any("SUnreclaim" in f for f in report.verdict(_traffic(), grown, [])[0])
     leaked = clean[:4] + [_sample("settled", resources=RESOURCES.replace("qp 65", "qp 66"))]
     assert any("not released" in f for f in report.verdict(_traffic(), leaked, [])[0])
+
+
+def test_kmemleak_verdict_counts_only_our_leaks_and_a_missing_scan():
+    ours = ("unreferenced object 0xffff888012345678 (size 64):\n"
+            "  backtrace:\n    kmalloc_trace+0x2a/0x60\n"
+            "    sroce_alloc_qp+0x5d/0x300 [sroce]\n")
+    theirs = ("unreferenced object 0xffff888087654321 (size 32):\n"
+              "  backtrace:\n    kmalloc_trace+0x2a/0x60\n    ext4_fill_super+0x11/0x90\n")
+    assert report.kmemleak_failures("") == []
+    assert report.kmemleak_failures(theirs) == []
+    fails = report.kmemleak_failures(theirs + ours)
+    assert len(fails) == 1 and "1 leak(s)" in fails[0] and "sroce_alloc_qp" in fails[0]
+    assert report.kmemleak_failures(ours + ours)[0].startswith("kmemleak: 2 leak(s)")
+    assert "no kmemleak scan" in report.kmemleak_failures(None)[0]
