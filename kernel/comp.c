@@ -88,11 +88,11 @@ static void comp_drop(struct sroce_qp *qp)
 }
 
 /*
- * ATOMIC WRITE is answered with an empty READ RESPONSE ONLY (as rxe sends
- * it): anything else at its PSN is a bad response.
+ * ATOMIC WRITE and FLUSH are answered with an empty READ RESPONSE ONLY
+ * (as rxe sends it): anything else at their PSN is a bad response.
  */
-static void comp_atomic_write_resp(struct sroce_qp *qp, struct sroce_swqe *s,
-				   const struct roce_pkt_info *pkt)
+static void comp_empty_resp(struct sroce_qp *qp, struct sroce_swqe *s,
+			    const struct roce_pkt_info *pkt)
 {
 	u32 psn = pkt->bth.psn;
 
@@ -122,8 +122,8 @@ static void comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 		return;
 	}
 	s = comp_wqe_for(qp, psn);
-	if (s && s->wqe.opcode == SROCE_WR_ATOMIC_WRITE) {
-		comp_atomic_write_resp(qp, s, pkt);
+	if (s && sroce_wr_answered_empty(s->wqe.opcode)) {
+		comp_empty_resp(qp, s, pkt);
 		return;
 	}
 	if (!s || s->wqe.opcode != IB_WR_RDMA_READ) {
@@ -168,7 +168,7 @@ static void comp_atomic_ack(struct sroce_qp *qp, const struct roce_pkt_info *pkt
 	s = comp_wqe_for(qp, psn);
 	if (!s || !sroce_wr_is_rd_atomic(s->wqe.opcode) ||
 	    s->wqe.opcode == IB_WR_RDMA_READ ||
-	    s->wqe.opcode == SROCE_WR_ATOMIC_WRITE) {
+	    sroce_wr_answered_empty(s->wqe.opcode)) {
 		comp_drop(qp);
 		return;
 	}

@@ -58,6 +58,18 @@ static inline void hrtimer_setup(struct hrtimer *timer,
 #define WQ_PERCPU 0
 #endif
 
+/*
+ * 6.2 "RDMA: Extend RDMA user ABI to support flush" and "... atomic
+ * write": the device capability bits of the IBTA 1.5 placement verbs.
+ * Before them ib_core knows no FLUSH access bit (an MR cannot ask for
+ * one) and user space no capability to look for: nothing to claim.
+ */
+#ifdef HAVE_IB_DEVICE_PLACEMENT_CAPS
+#define SROCE_DEVICE_PLACEMENT_CAPS (IB_DEVICE_FLUSH_GLOBAL | IB_DEVICE_ATOMIC_WRITE)
+#else
+#define SROCE_DEVICE_PLACEMENT_CAPS 0
+#endif
+
 /* 7.2 "RDMA/umem: Rename ib_umem_get() to ib_umem_get_va()". */
 #ifndef HAVE_IB_UMEM_GET_VA
 #define ib_umem_get_va(dev, addr, size, access) ib_umem_get(dev, addr, size, access)

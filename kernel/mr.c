@@ -28,7 +28,7 @@
 
 #define SROCE_MR_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ | \
 			 IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC | \
-			 IB_ACCESS_MW_BIND)
+			 IB_ACCESS_MW_BIND | SROCE_ACCESS_FLUSH_GLOBAL)
 
 int sroce_key_reserve(struct sroce_dev *sdev, u32 *index)
 {
@@ -300,7 +300,9 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key)
 static_assert(ROCE_ACCESS_LOCAL_WRITE == IB_ACCESS_LOCAL_WRITE &&
 	      ROCE_ACCESS_REMOTE_WRITE == IB_ACCESS_REMOTE_WRITE &&
 	      ROCE_ACCESS_REMOTE_READ == IB_ACCESS_REMOTE_READ &&
-	      ROCE_ACCESS_REMOTE_ATOMIC == IB_ACCESS_REMOTE_ATOMIC);
+	      ROCE_ACCESS_REMOTE_ATOMIC == IB_ACCESS_REMOTE_ATOMIC &&
+	      ROCE_ACCESS_FLUSH_GLOBAL == SROCE_ACCESS_FLUSH_GLOBAL &&
+	      ROCE_ACCESS_FLUSH_PERSISTENT == SROCE_ACCESS_FLUSH_PERSISTENT);
 
 void sroce_mr_desc(struct sroce_mr *mr, struct roce_mr_desc *d)
 {

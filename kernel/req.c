@@ -89,13 +89,19 @@ static bool opcode_allowed(const struct sroce_qp *qp, u32 opcode)
 		return !qp->user && qp_is_rc(qp);
 	if (opcode >= 32 || !(allowed & SROCE_WR_BIT(opcode)))
 		return false;
-	/* Windows are a user-space feature; so is ATOMIC WRITE, whose
-	 * value only the user WQE carries (no in-tree kernel consumer
-	 * posts one).
+	/* Windows are a user-space feature; so are ATOMIC WRITE and FLUSH,
+	 * whose operands only the user WQE carries (the kernel's
+	 * ib_send_wr has no field for them, and no kernel consumer posts
+	 * one).
 	 */
-	return (opcode != IB_WR_BIND_MW && opcode != SROCE_WR_ATOMIC_WRITE) ||
-	       qp->user;
+	return (opcode != IB_WR_BIND_MW && opcode != SROCE_WR_ATOMIC_WRITE &&
+		opcode != SROCE_WR_FLUSH) || qp->user;
 }
+
+/* FLUSH's operands go on the wire as the WQE carries them. */
+static_assert(SROCE_FLUSH_GLOBAL == ROCE_FLUSH_GLOBAL &&
+	      SROCE_FLUSH_PERSISTENT == ROCE_FLUSH_PERSISTENT &&
+	      SROCE_FLUSH_RANGE == ROCE_FLUSH_RANGE && SROCE_FLUSH_MR == ROCE_FLUSH_MR);
 
 enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode)
 {
@@ -117,6 +123,8 @@ enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode)
 		return IB_WC_BIND_MW;
 	case SROCE_WR_ATOMIC_WRITE:
 		return (enum ib_wc_opcode)SROCE_WC_ATOMIC_WRITE;
+	case SROCE_WR_FLUSH:
+		return (enum ib_wc_opcode)SROCE_WC_FLUSH;
 	default:
 		return IB_WC_SEND;
 	}
@@ -163,6 +171,17 @@ static void sq_take_user_wqe(struct sroce_qp *qp, u32 index)
 		w->send_flags |= IB_SEND_INLINE;
 		memcpy(s->inline_data, &w->wr.atomic.compare_add, ROCE_ATOMIC_LEN);
 		s->msg.length = ROCE_ATOMIC_LEN;
+		return;
+	}
+	if (w->opcode == SROCE_WR_FLUSH) {
+		/* No payload; its operands are checked here, once. */
+		w->num_sge = 0;
+		w->inline_len = 0;
+		w->send_flags &= ~IB_SEND_INLINE;
+		if (!w->wr.flush.type ||
+		    w->wr.flush.type & ~(SROCE_FLUSH_GLOBAL | SROCE_FLUSH_PERSISTENT) ||
+		    w->wr.flush.level > SROCE_FLUSH_MR)
+			s->status = IB_WC_LOC_QP_OP_ERR;
 		return;
 	}
 	if (w->send_flags & IB_SEND_INLINE) {
@@ -344,6 +363,8 @@ static u8 req_opcode(struct sroce_qp *qp, struct sroce_swqe *s, bool first,
 		return ROCE_OP_RC_FETCH_ADD;
 	case SROCE_WR_ATOMIC_WRITE:
 		return ROCE_OP_RC_ATOMIC_WRITE;
+	case SROCE_WR_FLUSH:
+		return ROCE_OP_RC_FLUSH;
 	default:	/* the SENDs */
 		if (first && last)
 			return base | (op == IB_WR_SEND_WITH_IMM ? ROCE_OP_RC_SEND_ONLY_IMM :
@@ -368,7 +389,8 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 	struct roce_pkt_info pi = {};
 	bool is_read = s->wqe.opcode == IB_WR_RDMA_READ;
 	bool is_awrite = s->wqe.opcode == SROCE_WR_ATOMIC_WRITE;
-	bool is_atomic = is_rd_atomic(s) && !is_read && !is_awrite;
+	bool is_flush = s->wqe.opcode == SROCE_WR_FLUSH;
+	bool is_atomic = is_rd_atomic(s) && !is_read && !is_awrite && !is_flush;
 	u32 payload = 0, hdr_len, pad;
 	const struct sroce_av *av = qp_is_ud(qp) ? &s->av : &qp->av;
 	struct sk_buff *skb;
@@ -411,6 +433,13 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 		pi.reth.va = s->wqe.wr.atomic.remote_addr;
 		pi.reth.rkey = s->wqe.wr.atomic.rkey;
 		pi.reth.len = ROCE_ATOMIC_LEN;
+	}
+	if (is_flush) {
+		pi.feth.placement = s->wqe.wr.flush.type;
+		pi.feth.selectivity = s->wqe.wr.flush.level;
+		pi.reth.va = s->wqe.wr.flush.remote_addr;
+		pi.reth.rkey = s->wqe.wr.flush.rkey;
+		pi.reth.len = s->wqe.wr.flush.length;
 	}
 	if (is_atomic) {
 		pi.atmeth.va = s->wqe.wr.atomic.remote_addr;

@@ -511,8 +511,11 @@ static u8 resp_atomic(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	return 0;
 }
 
-/* ATOMIC WRITE's answer, as rxe sends it: an empty READ RESPONSE ONLY. */
-static void resp_atomic_write_ack(struct sroce_qp *qp, u32 psn)
+/*
+ * ATOMIC WRITE's and FLUSH's answer, as rxe sends it: an empty READ
+ * RESPONSE ONLY.
+ */
+static void resp_empty_read_resp(struct sroce_qp *qp, u32 psn)
 {
 	resp_send(qp, ROCE_OP_RC_READ_RESP_ONLY, psn,
 		  roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID), NULL);
@@ -560,7 +563,51 @@ static u8 resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
 	rcu_read_unlock();
 
 	resp_add_atomic(qp, ROCE_RD_ATOMIC_WRITE, pkt->bth.psn);
-	resp_atomic_write_ack(qp, pkt->bth.psn);
+	resp_empty_read_resp(qp, pkt->bth.psn);
+	return 0;
+}
+
+/*
+ * RDMA FLUSH (IBTA 1.5 A19): once this is answered, every write this QP
+ * executed before it is visible to every CPU and device (global
+ * visibility), to the range or to the whole MR the FETH names.  Writes
+ * are executed in order by this responder with CPU stores, so a full
+ * barrier before the answer is that, whatever the range.  Persistence is
+ * never granted: no MR here is persistent memory (mr.c), so such a FLUSH
+ * finds no MR with the right.  Keeps no responder resource: a duplicate
+ * is simply answered again (resp_duplicate).
+ */
+static u8 resp_flush(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
+{
+	u32 need = roce_flush_rights(&pkt->feth);
+	enum roce_access_verdict v;
+	struct sroce_rkey_target t;
+	u64 va, len, mr_va;
+	bool found;
+
+	if (!need)
+		return ROCE_NAK_INVALID_REQ;
+	if ((qp->access & need) != need)
+		return ROCE_NAK_REM_ACCESS_ERR;
+
+	rcu_read_lock();
+	found = sroce_rkey_lookup(qp, pkt->reth.rkey, &t);
+	v = roce_flush_check(found ? &t.desc : NULL, qp->ib.pd, &pkt->feth,
+			     &pkt->reth);
+	if (v == ROCE_ACCESS_OK) {
+		bool whole = pkt->feth.selectivity == ROCE_FLUSH_MR;
+
+		va = whole ? t.desc.iova : pkt->reth.va;
+		len = whole ? 0 : pkt->reth.len;
+		v = sroce_rkey_translate(qp, &t, va, len, &mr_va);
+	}
+	rcu_read_unlock();
+	if (v != ROCE_ACCESS_OK)
+		return roce_access_nak(v);
+
+	smp_mb();	/* the earlier writes, before the answer says so */
+	qp->msn++;
+	resp_empty_read_resp(qp, pkt->bth.psn);
 	return 0;
 }
 
@@ -573,6 +620,11 @@ static void resp_duplicate(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	u8 kind;
 
 	sroce_count(qp->sdev, SROCE_CNT_DUP_REQUESTS, 1);
+	if (flags & ROCE_OPF_FLUSH) {
+		/* Its writes were made visible before the first answer. */
+		resp_empty_read_resp(qp, psn);
+		return;
+	}
 	kind = (flags & ROCE_OPF_READ_REQ) ? ROCE_RD_READ :
 	       (flags & ROCE_OPF_ATOMIC) ? ROCE_RD_ATOMIC :
 	       (flags & ROCE_OPF_ATOMIC_WRITE) ? ROCE_RD_ATOMIC_WRITE : 0;
@@ -595,7 +647,7 @@ static void resp_duplicate(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 		return;
 	}
 	if (r->kind == ROCE_RD_ATOMIC_WRITE) {
-		resp_atomic_write_ack(qp, psn);	/* never stored twice */
+		resp_empty_read_resp(qp, psn);	/* never stored twice */
 		return;
 	}
 	roce_rd_restart_read(r, psn, qp->mtu);
@@ -646,6 +698,8 @@ static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
 		res = resp_atomic(qp, pkt);
 	else if (rc && (flags & ROCE_OPF_ATOMIC_WRITE))
 		res = resp_atomic_write(qp, skb, pkt);
+	else if (rc && (flags & ROCE_OPF_FLUSH))
+		res = resp_flush(qp, pkt);
 	else
 		res = ROCE_NAK_INVALID_REQ;
 
@@ -669,7 +723,7 @@ static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
 	roce_resp_done(&qp->seq, flags, npsn);
 	if (rc && pkt->bth.ackreq &&
 	    !(flags & (ROCE_OPF_READ_REQ | ROCE_OPF_ATOMIC |
-		       ROCE_OPF_ATOMIC_WRITE)))
+		       ROCE_OPF_ATOMIC_WRITE | ROCE_OPF_FLUSH)))
 		resp_ack(qp, psn);
 }
 

@@ -681,13 +681,25 @@ static inline struct roce_sq_view sroce_sq_view(struct sroce_qp *qp)
 	};
 }
 
-/* READ and atomics: they use responder resources and complete with data. */
+/*
+ * READ, atomics and the IBTA 1.5 placement operations: only their own
+ * response completes them, and each takes one of the peer's READ/atomic
+ * resources (FLUSH too: some responders count it, and a requester that
+ * never exceeds the limit is right with all of them).
+ */
 static inline bool sroce_wr_is_rd_atomic(u32 wr_opcode)
 {
 	return wr_opcode == IB_WR_RDMA_READ ||
 	       wr_opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
 	       wr_opcode == IB_WR_ATOMIC_FETCH_AND_ADD ||
-	       wr_opcode == SROCE_WR_ATOMIC_WRITE;
+	       wr_opcode == SROCE_WR_ATOMIC_WRITE ||
+	       wr_opcode == SROCE_WR_FLUSH;
+}
+
+/* ATOMIC WRITE and FLUSH: answered by an empty READ RESPONSE ONLY. */
+static inline bool sroce_wr_answered_empty(u32 wr_opcode)
+{
+	return wr_opcode == SROCE_WR_ATOMIC_WRITE || wr_opcode == SROCE_WR_FLUSH;
 }
 
 /* Looks up a QP for the receive path and takes a reference. */
@@ -697,14 +709,17 @@ void sroce_qp_put(struct sroce_qp *qp);
 /* Moves the QP to the error state (flushing) from any context. */
 /*
  * IB_UVERBS_ACCESS_FLUSH_GLOBAL and _PERSISTENT (uapi bits 8 and 9, 6.2):
- * a QP's permission for the peer's RDMA FLUSH.  A QP takes them as
- * ConnectX and rxe do, so that rdma_cm's and pyverbs' RC QPs (which ask
- * for both) can be created.  sroce does not execute FLUSH (yet): the
- * receive path drops one as an unsupported opcode (counted) whatever the
- * QP allows, and the device does not claim the capability.  By
+ * a QP's or an MR's permission for the peer's RDMA FLUSH of that
+ * placement type (proto/access.h's values).  A QP takes both, as ConnectX
+ * and rxe do, so that rdma_cm's and pyverbs' RC QPs (which ask for both)
+ * can be created.  An MR can have FLUSH_GLOBAL only where ib_core knows
+ * the bit (6.2+) and the device claims IB_DEVICE_FLUSH_GLOBAL; no MR
+ * here is persistent memory, so none can be flushed to persistence.  By
  * value, since 6.1's headers predate the names.
  */
-#define SROCE_ACCESS_FLUSH	((1 << 8) | (1 << 9))
+#define SROCE_ACCESS_FLUSH_GLOBAL	(1 << 8)
+#define SROCE_ACCESS_FLUSH_PERSISTENT	(1 << 9)
+#define SROCE_ACCESS_FLUSH	(SROCE_ACCESS_FLUSH_GLOBAL | SROCE_ACCESS_FLUSH_PERSISTENT)
 
 /* sroce_qp_error()'s @event when an error completion says it all. */
 #define SROCE_QP_NO_EVENT	(-1)

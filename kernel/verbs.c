@@ -48,7 +48,9 @@ void sroce_fill_device_attrs(struct sroce_dev *sdev, struct ib_device_attr *a)
 	a->hca_core_clock = 1000000;	/* kHz */
 	a->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_RC_RNR_NAK_GEN |
 			      IB_DEVICE_MEM_MGT_EXTENSIONS | IB_DEVICE_SRQ_RESIZE |
-			      IB_DEVICE_MEM_WINDOW | IB_DEVICE_MEM_WINDOW_TYPE_2B;
+			      IB_DEVICE_MEM_WINDOW | IB_DEVICE_MEM_WINDOW_TYPE_2B |
+			      /* global visibility only: no persistent memory */
+			      SROCE_DEVICE_PLACEMENT_CAPS;
 	/* `rdma link delete` may remove the device, as for rxe. */
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 }

@@ -65,7 +65,8 @@ constexpr bool can_post_recv(ibv_qp_state state)
 /*
  * The ibv_wr_* operations each QP type supports: IBV_QP_EX_WITH_X is bit
  * IBV_WR_X up to SEND_WITH_INV, so they are the same policy
- * (wr_opcodes_for); ATOMIC WRITE (opcode 15, bit 12) comes on top.
+ * (wr_opcodes_for); ATOMIC WRITE (opcode 15, bit 12) and FLUSH (opcode
+ * 14, bit 11; rdma-core 45 on) come on top.
  */
 static_assert(IBV_QP_EX_WITH_RDMA_WRITE == 1u << IBV_WR_RDMA_WRITE &&
 	      IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM == 1u << IBV_WR_RDMA_WRITE_WITH_IMM &&
@@ -80,7 +81,13 @@ static_assert(IBV_QP_EX_WITH_RDMA_WRITE == 1u << IBV_WR_RDMA_WRITE &&
 	      "send_ops bits are ibv_wr_opcode positions");
 static_assert(SROCE_RC_WR_OPCODES & (1u << IBV_WR_ATOMIC_WRITE),
 	      "the kernel takes ATOMIC WRITE on RC");
+#if SROCE_VERBS_HAVE_FLUSH
+static_assert(SROCE_RC_WR_OPCODES & (1u << IBV_WR_FLUSH), "the kernel takes FLUSH on RC");
+constexpr uint64_t kRcSendOps = kRcWrOpcodes | IBV_QP_EX_WITH_ATOMIC_WRITE |
+				IBV_QP_EX_WITH_FLUSH;
+#else
 constexpr uint64_t kRcSendOps = kRcWrOpcodes | IBV_QP_EX_WITH_ATOMIC_WRITE;
+#endif
 constexpr uint64_t kUcSendOps = kUcWrOpcodes;
 constexpr uint64_t kUdSendOps = kUdWrOpcodes;
 

@@ -210,6 +210,33 @@ void wr_atomic_write(ibv_qp_ex *ibqp, uint32_t rkey, uint64_t remote_addr,
 	}
 }
 
+#if SROCE_VERBS_HAVE_FLUSH
+/*
+ * The range's length travels in the RETH's 32 bits: a longer range is
+ * EINVAL (at wr_complete), as is a type or level libibverbs does not
+ * define.  For the whole MR the length is meaningless and sent as 0.
+ */
+void wr_flush(ibv_qp_ex *ibqp, uint32_t rkey, uint64_t remote_addr, size_t len,
+	      uint8_t type, uint8_t level) noexcept
+{
+	sroce_send_wqe *w = begin_wqe(ibqp, IBV_WR_FLUSH);
+	if (!w)
+		return;
+	const bool whole_mr = level == IBV_FLUSH_MR;
+	if (!type || (type & ~(IBV_FLUSH_GLOBAL | IBV_FLUSH_PERSISTENT)) ||
+	    (level != IBV_FLUSH_RANGE && !whole_mr) ||
+	    (!whole_mr && len > UINT32_MAX)) {
+		fail(ibqp, EINVAL);
+		return;
+	}
+	w->wr.flush.remote_addr = remote_addr;
+	w->wr.flush.rkey = rkey;
+	w->wr.flush.length = whole_mr ? 0 : static_cast<uint32_t>(len);
+	w->wr.flush.type = type;
+	w->wr.flush.level = level;
+}
+#endif
+
 void wr_local_inv(ibv_qp_ex *ibqp, uint32_t invalidate_rkey) noexcept
 {
 	if (sroce_send_wqe *w = begin_wqe(ibqp, IBV_WR_LOCAL_INV))
@@ -332,6 +359,10 @@ void install_qp_ex_ops(Qp &qp, uint64_t ops) noexcept
 		ex.wr_atomic_fetch_add = wr_atomic_fetch_add;
 	if (ops & IBV_QP_EX_WITH_ATOMIC_WRITE)
 		ex.wr_atomic_write = wr_atomic_write;
+#if SROCE_VERBS_HAVE_FLUSH
+	if (ops & IBV_QP_EX_WITH_FLUSH)
+		ex.wr_flush = wr_flush;
+#endif
 	if (ops & IBV_QP_EX_WITH_LOCAL_INV)
 		ex.wr_local_inv = wr_local_inv;
 	if (ops & IBV_QP_EX_WITH_BIND_MW)

@@ -43,6 +43,13 @@ static_assert(IBV_WR_RDMA_WRITE == SROCE_WR_RDMA_WRITE &&
 	      "WQE opcodes are libibverbs' values");
 static_assert(IBV_WC_ATOMIC_WRITE == SROCE_WC_ATOMIC_WRITE,
 	      "CQE opcodes are libibverbs' values");
+#if SROCE_VERBS_HAVE_FLUSH
+static_assert(IBV_WR_FLUSH == SROCE_WR_FLUSH && IBV_WC_FLUSH == SROCE_WC_FLUSH &&
+	      IBV_FLUSH_GLOBAL == SROCE_FLUSH_GLOBAL &&
+	      IBV_FLUSH_PERSISTENT == SROCE_FLUSH_PERSISTENT &&
+	      IBV_FLUSH_RANGE == SROCE_FLUSH_RANGE && IBV_FLUSH_MR == SROCE_FLUSH_MR,
+	      "FLUSH's opcodes and operands are libibverbs' values");
+#endif
 static_assert(IBV_SEND_FENCE == SROCE_SEND_FENCE &&
 	      IBV_SEND_SIGNALED == SROCE_SEND_SIGNALED &&
 	      IBV_SEND_SOLICITED == SROCE_SEND_SOLICITED &&
@@ -53,11 +60,13 @@ static_assert(IBV_ACCESS_REMOTE_WRITE == SROCE_ACCESS_REMOTE_WRITE &&
 	      IBV_ACCESS_REMOTE_ATOMIC == SROCE_ACCESS_REMOTE_ATOMIC &&
 	      IBV_ACCESS_ZERO_BASED == SROCE_ACCESS_ZERO_BASED,
 	      "bind access bits are libibverbs' values");
-/* ibv_post_send's: ibv_send_wr has no field for ATOMIC WRITE's value (it
- * is ibv_wr_atomic_write()'s only, as with rxe).
+/* ibv_post_send's: ibv_send_wr has no field for ATOMIC WRITE's value or
+ * FLUSH's operands (they are ibv_wr_atomic_write()'s and ibv_wr_flush()'s
+ * only, as with rxe).
  */
 constexpr uint32_t kRcWrOpcodes =
-	SROCE_RC_WR_OPCODES & ~wr_opcode_bit(IBV_WR_ATOMIC_WRITE);
+	SROCE_RC_WR_OPCODES & ~wr_opcode_bit(IBV_WR_ATOMIC_WRITE) &
+	~SROCE_WR_BIT(SROCE_WR_FLUSH); /* a name from rdma-core 45 on */
 constexpr uint32_t kUcWrOpcodes = SROCE_UC_WR_OPCODES;
 constexpr uint32_t kUdWrOpcodes = SROCE_UD_WR_OPCODES;
 

@@ -148,12 +148,24 @@ SROCE_STATIC_ASSERT(sizeof(struct sroce_sge) == 16, "sroce_sge layout");
  * SGEs, no inline data.
  */
 #define SROCE_WR_ATOMIC_WRITE		15
+/*
+ * RDMA FLUSH (IBTA 1.5, libibverbs' IBV_WR_FLUSH): makes the peer's
+ * earlier writes to wr.flush's range (or to the whole MR its rkey names)
+ * globally visible or persistent.  No SGEs, no inline data.
+ */
+#define SROCE_WR_FLUSH			14
+/* wr.flush.type bits and wr.flush.level values: libibverbs' values. */
+#define SROCE_FLUSH_GLOBAL		(1u << 0)
+#define SROCE_FLUSH_PERSISTENT		(1u << 1)
+#define SROCE_FLUSH_RANGE		0
+#define SROCE_FLUSH_MR			1
 
 /*
  * Which opcodes each QP type takes, one bit per opcode above: the one
  * policy the kernel enforces and the provider offers (as ibv_wr_opcode
  * values, and as the IBV_QP_EX_WITH_* bits, which use the same positions
- * up to SEND_WITH_INV; ATOMIC WRITE's is IBV_QP_EX_WITH_ATOMIC_WRITE).
+ * up to SEND_WITH_INV; ATOMIC WRITE's and FLUSH's are their own
+ * IBV_QP_EX_WITH_ bits).
  * As rxe: local invalidation on RC only, windows on RC and UC, READ and
  * atomics on RC, UD sends only.
  */
@@ -170,7 +182,8 @@ SROCE_STATIC_ASSERT(sizeof(struct sroce_sge) == 16, "sroce_sge layout");
 				 SROCE_WR_BIT(SROCE_WR_ATOMIC_CMP_AND_SWP) |	\
 				 SROCE_WR_BIT(SROCE_WR_ATOMIC_FETCH_AND_ADD) |	\
 				 SROCE_WR_BIT(SROCE_WR_LOCAL_INV) |		\
-				 SROCE_WR_BIT(SROCE_WR_ATOMIC_WRITE))
+				 SROCE_WR_BIT(SROCE_WR_ATOMIC_WRITE) |		\
+				 SROCE_WR_BIT(SROCE_WR_FLUSH))
 
 /* WQE send_flags: libibverbs' ibv_send_flags, the kernel's IB_SEND_*. */
 #define SROCE_SEND_FENCE	(1u << 0)
@@ -222,6 +235,14 @@ struct sroce_send_wqe {
 			__u32 reserved;
 		} bind;
 		struct {
+			__aligned_u64 remote_addr;
+			__u32 rkey;
+			__u32 length;	/* of the range; ignored for the MR */
+			__u8 type;	/* SROCE_FLUSH_GLOBAL | _PERSISTENT */
+			__u8 level;	/* SROCE_FLUSH_RANGE or SROCE_FLUSH_MR */
+			__u8 reserved[6];
+		} flush;
+		struct {
 			__u32 ah_num;	/* from the create_ah response */
 			__u32 remote_qpn;
 			__u32 remote_qkey;
@@ -245,6 +266,10 @@ SROCE_ASSERT_OFFSET(sroce_send_wqe, wr.bind.length, 40);
 SROCE_ASSERT_OFFSET(sroce_send_wqe, wr.bind.mr_lkey, 48);
 SROCE_ASSERT_OFFSET(sroce_send_wqe, wr.bind.mw_rkey, 52);
 SROCE_ASSERT_OFFSET(sroce_send_wqe, wr.bind.access, 56);
+SROCE_ASSERT_OFFSET(sroce_send_wqe, wr.flush.rkey, 40);
+SROCE_ASSERT_OFFSET(sroce_send_wqe, wr.flush.length, 44);
+SROCE_ASSERT_OFFSET(sroce_send_wqe, wr.flush.type, 48);
+SROCE_ASSERT_OFFSET(sroce_send_wqe, wr.flush.level, 49);
 SROCE_ASSERT_OFFSET(sroce_send_wqe, wr.ud.ah_num, 32);
 SROCE_ASSERT_OFFSET(sroce_send_wqe, wr.ud.remote_qpn, 36);
 SROCE_ASSERT_OFFSET(sroce_send_wqe, wr.ud.remote_qkey, 40);
@@ -263,6 +288,7 @@ SROCE_ASSERT_OFFSET(sroce_sge, lkey, 12);
 /* Completion queue slot; field values use libibverbs' encodings
  * (ibv_wc_status, ibv_wc_opcode, ibv_wc_flags), so polling is a copy.
  */
+#define SROCE_WC_FLUSH		8	/* IBV_WC_FLUSH */
 #define SROCE_WC_ATOMIC_WRITE	9	/* IBV_WC_ATOMIC_WRITE */
 struct sroce_cqe {
 	__aligned_u64 wr_id;

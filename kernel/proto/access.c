@@ -58,8 +58,37 @@ enum roce_access_verdict roce_atomic_write_check(const struct roce_mr_desc *mr,
 				 ROCE_ACCESS_REMOTE_WRITE);
 }
 
+u32 roce_flush_rights(const struct roce_feth *feth)
+{
+	u32 rights = 0;
+
+	if (feth->placement & ~(ROCE_FLUSH_GLOBAL | ROCE_FLUSH_PERSISTENT) ||
+	    feth->selectivity > ROCE_FLUSH_MR)
+		return 0;
+	if (feth->placement & ROCE_FLUSH_GLOBAL)
+		rights |= ROCE_ACCESS_FLUSH_GLOBAL;
+	if (feth->placement & ROCE_FLUSH_PERSISTENT)
+		rights |= ROCE_ACCESS_FLUSH_PERSISTENT;
+	return rights;
+}
+
+enum roce_access_verdict roce_flush_check(const struct roce_mr_desc *mr,
+					  const void *pd,
+					  const struct roce_feth *feth,
+					  const struct roce_reth *reth)
+{
+	u32 need = roce_flush_rights(feth);
+
+	if (!need)
+		return ROCE_ACCESS_BAD_FLUSH;
+	if (feth->selectivity == ROCE_FLUSH_MR)
+		return roce_access_check(mr, pd, mr ? mr->iova : 0, 0, need);
+	return roce_access_check(mr, pd, reth->va, reth->len, need);
+}
+
 u8 roce_access_nak(enum roce_access_verdict v)
 {
-	return v == ROCE_ACCESS_MISALIGNED || v == ROCE_ACCESS_BAD_LENGTH ?
+	return v == ROCE_ACCESS_MISALIGNED || v == ROCE_ACCESS_BAD_LENGTH ||
+	       v == ROCE_ACCESS_BAD_FLUSH ?
 		       ROCE_NAK_INVALID_REQ : ROCE_NAK_REM_ACCESS_ERR;
 }

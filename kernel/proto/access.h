@@ -22,6 +22,8 @@ ROCE_EXTERN_C_BEGIN
 #define ROCE_ACCESS_REMOTE_WRITE	2u
 #define ROCE_ACCESS_REMOTE_READ		4u
 #define ROCE_ACCESS_REMOTE_ATOMIC	8u
+#define ROCE_ACCESS_FLUSH_GLOBAL	(1u << 8)
+#define ROCE_ACCESS_FLUSH_PERSISTENT	(1u << 9)
 
 /* What a check needs to know about one memory region. */
 struct roce_mr_desc {
@@ -41,6 +43,7 @@ enum roce_access_verdict {
 	ROCE_ACCESS_OUT_OF_RANGE,
 	ROCE_ACCESS_MISALIGNED,		/* atomic VA not 8-byte aligned */
 	ROCE_ACCESS_BAD_LENGTH,		/* ATOMIC WRITE of other than 8 bytes */
+	ROCE_ACCESS_BAD_FLUSH,		/* FETH with no or a reserved type/level */
 };
 
 /* Bytes an atomic operates on, and their required alignment. */
@@ -85,9 +88,29 @@ enum roce_access_verdict roce_atomic_write_check(const struct roce_mr_desc *mr,
 						 const struct roce_reth *reth);
 
 /*
+ * The rights an RDMA FLUSH's placement type needs, of the QP and of the
+ * MR alike (IBTA 1.5 A19): FLUSH_GLOBAL for global visibility,
+ * FLUSH_PERSISTENT for persistence; 0 for a FETH no request may carry
+ * (no placement type, or a reserved bit or level).
+ */
+u32 roce_flush_rights(const struct roce_feth *feth);
+
+/*
+ * An RDMA FLUSH's FETH and RETH.  Selectivity "range" checks the RETH's
+ * range like any other (a zero length names no memory, but the key must
+ * still name an MR that may be flushed); "whole MR" checks the key alone,
+ * the RETH's address and length being meaningless then.
+ */
+enum roce_access_verdict roce_flush_check(const struct roce_mr_desc *mr,
+					  const void *pd,
+					  const struct roce_feth *feth,
+					  const struct roce_reth *reth);
+
+/*
  * The NAK (full AETH syndrome, aeth.h) a failed check answers with:
- * Invalid Request for a misaligned atomic or an ATOMIC WRITE of the wrong
- * length (the request itself is malformed), Remote Access Error otherwise.
+ * Invalid Request for a misaligned atomic, an ATOMIC WRITE of the wrong
+ * length or a FLUSH of no valid type (the request itself is malformed),
+ * Remote Access Error otherwise.
  */
 u8 roce_access_nak(enum roce_access_verdict v);
 

@@ -76,14 +76,31 @@ u32 roce_icrc_compute(const u8 *ip_hdr, size_t ip_hdr_len, bool ipv6,
 	return roce_icrc_finish(st);
 }
 
+u32 roce_icrc_rxe_flush(const u8 *ip_hdr, size_t ip_hdr_len, bool ipv6,
+			const u8 *udp_hdr)
+{
+	const u8 *bth = udp_hdr + ROCE_UDP_HDR_LEN;
+	u32 st = roce_icrc_begin(ip_hdr, ip_hdr_len, ipv6, udp_hdr, bth);
+
+	st = roce_crc32_update(st, bth + ROCE_BTH_LEN, ROCE_FETH_LEN + ROCE_RETH_LEN);
+	st = roce_crc32_update(st, bth, ROCE_BTH_LEN + ROCE_FETH_LEN + ROCE_RETH_LEN);
+	return roce_icrc_finish(st);
+}
+
 bool roce_icrc_verify(const u8 *ip_hdr, size_t ip_hdr_len, bool ipv6,
 		      const u8 *udp_hdr, size_t udp_len)
 {
 	size_t n;
+	u32 icrc;
 
 	if (udp_len < ROCE_UDP_HDR_LEN + ROCE_BTH_LEN + ROCE_ICRC_LEN)
 		return false;
 	n = udp_len - ROCE_ICRC_LEN;
-	return roce_icrc_compute(ip_hdr, ip_hdr_len, ipv6, udp_hdr, n) ==
-	       roce_icrc_get(udp_hdr + n);
+	icrc = roce_icrc_get(udp_hdr + n);
+	if (roce_icrc_compute(ip_hdr, ip_hdr_len, ipv6, udp_hdr, n) == icrc)
+		return true;
+	/* Only a FLUSH exactly as long as its headers, as rxe sends it. */
+	return udp_hdr[ROCE_UDP_HDR_LEN] == ROCE_OP_RC_FLUSH &&
+	       n == ROCE_UDP_HDR_LEN + ROCE_BTH_LEN + ROCE_FETH_LEN + ROCE_RETH_LEN &&
+	       roce_icrc_rxe_flush(ip_hdr, ip_hdr_len, ipv6, udp_hdr) == icrc;
 }

@@ -57,9 +57,21 @@ u32 roce_icrc_compute(const u8 *ip_hdr, size_t ip_hdr_len, bool ipv6,
 /*
  * Check the trailer of a linear packet: udp_len covers UDP header through
  * ICRC.  False if too short to hold a UDP header, a BTH and an ICRC.
+ * An RDMA FLUSH also passes with the ICRC Linux's rxe gives it (below).
  */
 bool roce_icrc_verify(const u8 *ip_hdr, size_t ip_hdr_len, bool ipv6,
 		      const u8 *udp_hdr, size_t udp_len);
+
+/*
+ * The ICRC Linux's rxe (6.2 on) puts on an RDMA FLUSH, which is not
+ * IBTA's: its opcode table gives FLUSH no payload offset, so after the
+ * headers it also covers the packet from the BTH on, unmasked, as if that
+ * were the payload (FETH and RETH twice, the BTH once more).  sroce sends
+ * IBTA's ICRC, which rxe drops; it accepts rxe's on receive, so that
+ * rxe's FLUSH reaches it.  @udp_hdr: UDP header, BTH, FETH, RETH.
+ */
+u32 roce_icrc_rxe_flush(const u8 *ip_hdr, size_t ip_hdr_len, bool ipv6,
+			const u8 *udp_hdr);
 
 /* The trailer is little-endian on the wire. */
 static inline void roce_icrc_put(u8 *p, u32 icrc)

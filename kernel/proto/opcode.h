@@ -120,7 +120,7 @@ enum roce_opcode_value {
 	ROCE_OP_RC_FETCH_ADD = 0x14,
 	ROCE_OP_RC_SEND_LAST_INV = 0x16,
 	ROCE_OP_RC_SEND_ONLY_INV = 0x17,
-	ROCE_OP_RC_FLUSH = 0x1C,		/* known, unsupported */
+	ROCE_OP_RC_FLUSH = 0x1C,
 	ROCE_OP_RC_ATOMIC_WRITE = 0x1D,
 
 	ROCE_OP_UC_SEND_FIRST = 0x20,

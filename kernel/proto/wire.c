@@ -45,6 +45,19 @@ void roce_bth_decode(const u8 *p, struct roce_bth *h)
 	h->psn = roce_get_be24(p + 9);
 }
 
+void roce_feth_encode(u8 *p, const struct roce_feth *h)
+{
+	roce_put_be32(p, (u32)(h->selectivity & 3) << 4 | (h->placement & 0xF));
+}
+
+void roce_feth_decode(const u8 *p, struct roce_feth *h)
+{
+	u32 v = roce_get_be32(p);
+
+	h->placement = v & 0xF;
+	h->selectivity = (v >> 4) & 3;
+}
+
 void roce_reth_encode(u8 *p, const struct roce_reth *h)
 {
 	roce_put_be64(p, h->va);
@@ -139,6 +152,8 @@ static void decode_ext(const u8 *buf, const struct roce_opcode_info *op,
 
 	if (h & ROCE_HDR_DETH)
 		roce_deth_decode(buf + op->off[ROCE_EXT_DETH], &out->deth);
+	if (h & ROCE_HDR_FETH)
+		roce_feth_decode(buf + op->off[ROCE_EXT_FETH], &out->feth);
 	if (h & ROCE_HDR_RETH)
 		roce_reth_decode(buf + op->off[ROCE_EXT_RETH], &out->reth);
 	if (h & ROCE_HDR_ATMETH)
@@ -214,6 +229,8 @@ int roce_build_headers(const struct roce_pkt_info *pi, u8 *buf, size_t cap)
 	roce_bth_encode(buf, &pi->bth);
 	if (h & ROCE_HDR_DETH)
 		roce_deth_encode(buf + op->off[ROCE_EXT_DETH], &pi->deth);
+	if (h & ROCE_HDR_FETH)
+		roce_feth_encode(buf + op->off[ROCE_EXT_FETH], &pi->feth);
 	if (h & ROCE_HDR_RETH)
 		roce_reth_encode(buf + op->off[ROCE_EXT_RETH], &pi->reth);
 	if (h & ROCE_HDR_ATMETH)

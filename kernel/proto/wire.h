@@ -41,6 +41,20 @@ struct roce_reth {
 	u32 len;	/* DMA length of the whole message */
 };
 
+/*
+ * FETH (IBTA 1.5 A19, RDMA FLUSH): placement type in bits 3..0, selectivity
+ * level in bits 5..4, the rest reserved (written 0, ignored on receive).
+ */
+#define ROCE_FLUSH_GLOBAL	1u	/* placement: global visibility */
+#define ROCE_FLUSH_PERSISTENT	2u	/* placement: persistence */
+#define ROCE_FLUSH_RANGE	0u	/* selectivity: the RETH's range */
+#define ROCE_FLUSH_MR		1u	/* selectivity: the whole MR */
+
+struct roce_feth {
+	u8 placement;	/* 4 bits: ROCE_FLUSH_GLOBAL | ROCE_FLUSH_PERSISTENT */
+	u8 selectivity;	/* 2 bits: ROCE_FLUSH_RANGE or ROCE_FLUSH_MR */
+};
+
 struct roce_aeth {
 	u8 syndrome;	/* see aeth.h */
 	u32 msn;	/* 24 bits */
@@ -74,6 +88,7 @@ struct roce_pkt_info {
 	struct roce_bth bth;
 	const struct roce_opcode_info *op;	/* row of bth.opcode */
 	struct roce_deth deth;
+	struct roce_feth feth;
 	struct roce_reth reth;
 	struct roce_atmeth atmeth;
 	struct roce_aeth aeth;
@@ -136,6 +151,8 @@ static inline u8 roce_pad_len(u32 payload_len)
 /* Individual header codecs, for in-place edits (e.g. PSN on retransmit). */
 void roce_bth_encode(u8 *p, const struct roce_bth *h);
 void roce_bth_decode(const u8 *p, struct roce_bth *h);
+void roce_feth_encode(u8 *p, const struct roce_feth *h);
+void roce_feth_decode(const u8 *p, struct roce_feth *h);
 void roce_reth_encode(u8 *p, const struct roce_reth *h);
 void roce_reth_decode(const u8 *p, struct roce_reth *h);
 void roce_aeth_encode(u8 *p, const struct roce_aeth *h);

@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * libFuzzer target for the responder's remote access check
- * (kernel/proto/access.c, what sroce.ko runs for every READ, WRITE and
- * atomic and ATOMIC WRITE).  The input is an MR description followed by
+ * (kernel/proto/access.c, what sroce.ko runs for every READ, WRITE,
+ * atomic, ATOMIC WRITE and FLUSH).  The input is an MR description followed by
  * the extension header of a request as it arrives on the wire:
  *
  *   byte 0      bit 0..1: kind (READ RETH, WRITE RETH, atomic AtomicETH)
  *               bit 2: the request's PD differs from the MR's
  *               bit 3: the MR is not valid   bit 4: no MR at all
  *               bit 5: an ATOMIC WRITE's RETH instead, whatever the kind
- *   byte 1      the MR's access rights (low 4 bits)
+ *               bit 6: a FLUSH's FETH and RETH instead (before bit 5)
+ *   byte 1      the MR's access rights: bits 0..3 the IB_ACCESS_ bits of
+ *               the same value, bits 4..5 FLUSH_GLOBAL and _PERSISTENT
  *   bytes 2-17  the MR's iova and length, big-endian
- *   bytes 18-   RETH (16 bytes) or AtomicETH (28 bytes)
+ *   bytes 18-   RETH (16 bytes), AtomicETH (28 bytes) or FETH + RETH
  *
  * The oracle recomputes the verdict with 128-bit arithmetic, which cannot
  * wrap: accepted means the range lies inside the MR (or is empty), the PD
@@ -50,14 +52,15 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	u32 kind, need;
 	u64 va, len;
 	enum roce_access_verdict v;
-	bool inside, want, awrite;
+	bool inside, want, awrite, flush;
 	enum roce_access_verdict malformed = ROCE_ACCESS_OK;
 
 	if (size < 18)
 		return 0;
 	kind = data[0] & 3;
 	awrite = data[0] & 32;
-	mr.access = data[1] & 0xf;
+	flush = data[0] & 64;
+	mr.access = (data[1] & 0xf) | (u32)(data[1] & 0x30) << 4;
 	mr.iova = be64(data + 2);
 	mr.length = be64(data + 10);
 	mr.pd = &pd_mr;
@@ -67,7 +70,29 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	data += 18;
 	size -= 18;
 
-	if (awrite) {
+	if (flush) {
+		struct roce_feth feth;
+		struct roce_reth reth;
+
+		if (size < ROCE_FETH_LEN + ROCE_RETH_LEN)
+			return 0;
+		roce_feth_decode(data, &feth);
+		roce_reth_decode(data + ROCE_FETH_LEN, &reth);
+		v = roce_flush_check(m, pd, &feth, &reth);
+		need = ((data[3] & 1) ? ROCE_ACCESS_FLUSH_GLOBAL : 0) |
+		       ((data[3] & 2) ? ROCE_ACCESS_FLUSH_PERSISTENT : 0);
+		/* Only types 1..3 and levels 0..1 are defined. */
+		if (!need || (data[3] & 0xC) || (data[3] & 0x30) == 0x20 ||
+		    (data[3] & 0x30) == 0x30)
+			malformed = ROCE_ACCESS_BAD_FLUSH;
+		if ((data[3] & 0x30) == 0x10) {	/* the whole MR: key only */
+			va = mr.iova;
+			len = 0;
+		} else {
+			va = reth.va;
+			len = reth.len;
+		}
+	} else if (awrite) {
 		struct roce_reth reth;
 
 		if (size < ROCE_RETH_LEN)

@@ -30,6 +30,10 @@ def atmeth(va, rkey, swap_add, compare):
     return struct.pack(">QIQQ", va, rkey, swap_add, compare)
 
 
+def feth(placement, selectivity):
+    return struct.pack(">I", (selectivity & 3) << 4 | (placement & 0xF))
+
+
 def deth(qkey, src_qpn):
     return struct.pack(">IB", qkey, 0) + src_qpn.to_bytes(3, "big")
 
@@ -68,6 +72,11 @@ SEEDS["rc_cmp_swap"] = packet(
     bth(0x13, 10, ack=1) + atmeth(0x2000, 0x77, 1, 0))
 SEEDS["rc_atomic_ack"] = packet(
     bth(0x12, 10) + aeth(0x00, 2) + struct.pack(">Q", 0x1122334455667788))
+# RDMA FLUSH (IBTA 1.5): global visibility of a range, and of a whole MR.
+SEEDS["rc_flush_range"] = packet(
+    bth(0x1C, 12, ack=1) + feth(1, 0) + reth(0x3000, 0x99, 4096))
+SEEDS["rc_flush_mr"] = packet(
+    bth(0x1C, 13, ack=1) + feth(1, 1) + reth(0, 0x99, 0))
 # scapy's UC example (test/contrib/roce.uts): migreq, padcount 2.
 SEEDS["uc_send_only_scapy"] = bytes.fromhex(
     "2460ffff000000d300cf1710"

@@ -49,8 +49,9 @@ ROCE_PORT = 4791
 SPORT = 49999
 REFRESH = 5000
 ETH_P_ALL = 3
-IMM, RETH, AETH, ATMETH, ATMACK, DETH, IETH = "imm", "reth", "aeth", "atmeth", "atmack", "deth", "ieth"
-HDR_LEN = {IMM: 4, RETH: 16, AETH: 4, ATMETH: 28, ATMACK: 8, DETH: 8, IETH: 4}
+IMM, RETH, AETH, ATMETH, ATMACK, DETH, IETH, FETH = (
+    "imm", "reth", "aeth", "atmeth", "atmack", "deth", "ieth", "feth")
+HDR_LEN = {IMM: 4, RETH: 16, AETH: 4, ATMETH: 28, ATMACK: 8, DETH: 8, IETH: 4, FETH: 4}
 
 # opcode -> (extension headers in wire order, carries payload, is request)
 OPS = {}
@@ -70,11 +71,12 @@ OPS.update({
     0x11: ([AETH], False, False), 0x12: ([AETH, ATMACK], False, False),
     0x13: ([ATMETH], False, True), 0x14: ([ATMETH], False, True),
     0x16: ([IETH], True, True), 0x17: ([IETH], True, True),
+    0x1C: ([FETH, RETH], False, True),          # FLUSH
     0x1D: ([RETH], True, True),                 # ATOMIC WRITE
     0x64: ([DETH], True, True), 0x65: ([DETH, IMM], True, True),
 })
 RC_OPS = [op for op in OPS if op < 0x20]
-KNOWN = set(OPS) | {0x1C, 0x81}             # FLUSH, CNP
+KNOWN = set(OPS) | {0x81}                   # CNP
 UNKNOWN = [op for op in range(256) if op not in KNOWN]
 AETH_SYNDROMES = [0x1F, 0x00, 0x20, 0x3F, 0x60, 0x61, 0x62, 0x63, 0x64, 0x7F,
                   0x9F]
@@ -114,6 +116,8 @@ class Gen:
     def ext(self, kind, rkey, va, length):
         r = self.rng
         if kind == IMM or kind == IETH:
+            return struct.pack(">I", r.getrandbits(32))
+        if kind == FETH:    # any type and level, reserved bits included
             return struct.pack(">I", r.getrandbits(32))
         if kind == RETH:
             return struct.pack(">QII", va, rkey, length)

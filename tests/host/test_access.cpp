@@ -148,4 +148,63 @@ TEST(Access, AtomicWriteIsEightAlignedEightBytesWithTheWriteRight)
 		<< "the key is checked, unlike a zero-length WRITE's";
 }
 
+TEST(Access, FlushNeedsTheRightOfItsPlacementType)
+{
+	auto global = mr(0x1000, 0x1000, ROCE_ACCESS_FLUSH_GLOBAL);
+	auto write_only = mr(0x1000, 0x1000, ROCE_ACCESS_REMOTE_WRITE);
+	roce_feth f{ROCE_FLUSH_GLOBAL, ROCE_FLUSH_RANGE};
+	roce_reth r{0x1000, 0, 0x1000};
+
+	EXPECT_EQ(roce_flush_rights(&f), ROCE_ACCESS_FLUSH_GLOBAL);
+	EXPECT_EQ(roce_flush_check(&global, &pd_a, &f, &r), ROCE_ACCESS_OK);
+	EXPECT_EQ(roce_flush_check(&write_only, &pd_a, &f, &r), ROCE_ACCESS_NO_RIGHT)
+		<< "writing is not flushing";
+	f.placement = ROCE_FLUSH_PERSISTENT;
+	EXPECT_EQ(roce_flush_rights(&f), ROCE_ACCESS_FLUSH_PERSISTENT);
+	EXPECT_EQ(roce_flush_check(&global, &pd_a, &f, &r), ROCE_ACCESS_NO_RIGHT)
+		<< "a global-only MR cannot be made persistent";
+	f.placement = ROCE_FLUSH_GLOBAL | ROCE_FLUSH_PERSISTENT;
+	EXPECT_EQ(roce_flush_rights(&f),
+		  ROCE_ACCESS_FLUSH_GLOBAL | ROCE_ACCESS_FLUSH_PERSISTENT);
+	EXPECT_EQ(roce_flush_check(&global, &pd_a, &f, &r), ROCE_ACCESS_NO_RIGHT);
+	EXPECT_EQ(roce_access_nak(ROCE_ACCESS_NO_RIGHT), ROCE_NAK_REM_ACCESS_ERR);
+}
+
+TEST(Access, FlushRangeIsCheckedWholeMrIsNot)
+{
+	auto m = mr(0x1000, 0x1000, ROCE_ACCESS_FLUSH_GLOBAL);
+	roce_feth range{ROCE_FLUSH_GLOBAL, ROCE_FLUSH_RANGE};
+	roce_feth whole{ROCE_FLUSH_GLOBAL, ROCE_FLUSH_MR};
+	roce_reth r{0x1800, 0, 0x801};
+
+	EXPECT_EQ(roce_flush_check(&m, &pd_a, &range, &r), ROCE_ACCESS_OUT_OF_RANGE);
+	EXPECT_EQ(roce_flush_check(&m, &pd_a, &whole, &r), ROCE_ACCESS_OK)
+		<< "the whole MR: the RETH's range means nothing";
+	r = roce_reth{0, 0, 0};
+	EXPECT_EQ(roce_flush_check(&m, &pd_a, &whole, &r), ROCE_ACCESS_OK);
+	EXPECT_EQ(roce_flush_check(nullptr, &pd_a, &whole, &r), ROCE_ACCESS_NO_MR)
+		<< "but the key still names an MR";
+	EXPECT_EQ(roce_flush_check(&m, &pd_b, &whole, &r), ROCE_ACCESS_WRONG_PD);
+	r = roce_reth{0x1800, 0, 0};
+	EXPECT_EQ(roce_flush_check(nullptr, &pd_a, &range, &r), ROCE_ACCESS_NO_MR)
+		<< "unlike a zero-length WRITE, a FLUSH always names an MR";
+}
+
+TEST(Access, FlushOfNoOrAReservedTypeOrLevelIsInvalid)
+{
+	auto m = mr(0x1000, 0x1000,
+		    ROCE_ACCESS_FLUSH_GLOBAL | ROCE_ACCESS_FLUSH_PERSISTENT);
+	roce_reth r{0x1000, 0, 16};
+	const roce_feth bad[] = {{0, ROCE_FLUSH_RANGE}, {4, ROCE_FLUSH_RANGE},
+				 {8 | ROCE_FLUSH_GLOBAL, ROCE_FLUSH_RANGE},
+				 {ROCE_FLUSH_GLOBAL, 2}, {ROCE_FLUSH_GLOBAL, 3}};
+
+	for (const roce_feth &f : bad) {
+		EXPECT_EQ(roce_flush_rights(&f), 0u);
+		EXPECT_EQ(roce_flush_check(&m, &pd_a, &f, &r), ROCE_ACCESS_BAD_FLUSH)
+			<< int(f.placement) << "/" << int(f.selectivity);
+	}
+	EXPECT_EQ(roce_access_nak(ROCE_ACCESS_BAD_FLUSH), ROCE_NAK_INVALID_REQ);
+}
+
 } // namespace

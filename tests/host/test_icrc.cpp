@@ -340,3 +340,68 @@ TEST(Icrc, TrailerByteOrder)
 }
 
 } // namespace
+
+// An RDMA FLUSH as Linux 7.2's rxe sent it (captured on veth0 in a sid
+// guest): IPv4, BTH + FETH (global, range) + RETH, no payload.  rxe's
+// ICRC covers the headers and then BTH..RETH again, unmasked.
+Pkt rxe_flush()
+{
+	return {hex("45000040d33d400040111305c6336401c6336402"),
+		hex("c11012b7002c0000"
+		    "1c00ffff000000108000002000000001"
+		    "0000564feaa2d00002dff9f300008000"
+		    "0632ce61"),
+		false};
+}
+
+TEST(Icrc, RxeFlushIsAcceptedWithRxesIcrc)
+{
+	Pkt p = rxe_flush();
+	const size_t n = p.udp.size() - ROCE_ICRC_LEN;
+
+	EXPECT_NE(lib_icrc(p), trailer(p)) << "not IBTA's ICRC";
+	// rxe's, recomputed independently: the masked headers, then the
+	// bytes from the BTH on once more, as its missing payload offset has it.
+	std::vector<u8> twice(p.udp.begin(), p.udp.begin() + n);
+	twice.insert(twice.end(), p.udp.begin() + 8, p.udp.begin() + n);
+	Pkt q{p.ip, twice, false};
+	EXPECT_EQ(ref_icrc(q, twice.size()), trailer(p));
+	EXPECT_EQ(roce_icrc_rxe_flush(p.ip.data(), p.ip.size(), false, p.udp.data()),
+		  trailer(p));
+	EXPECT_TRUE(roce_icrc_verify(p.ip.data(), p.ip.size(), false, p.udp.data(),
+				     p.udp.size()));
+
+	// Any other bit changed: rejected either way.
+	Pkt bad = p;
+	bad.udp[8 + 12 + 4 + 7] ^= 1; // the RETH's VA
+	EXPECT_FALSE(roce_icrc_verify(bad.ip.data(), bad.ip.size(), false,
+				      bad.udp.data(), bad.udp.size()));
+}
+
+TEST(Icrc, OnlyAFlushMayCarryRxesFlushIcrc)
+{
+	Pkt p = rxe_flush();
+	const size_t n = p.udp.size() - ROCE_ICRC_LEN;
+
+	// IBTA's ICRC on the same FLUSH is accepted too (what sroce sends).
+	roce_icrc_put(p.udp.data() + n, lib_icrc(p));
+	EXPECT_TRUE(roce_icrc_verify(p.ip.data(), p.ip.size(), false, p.udp.data(),
+				     p.udp.size()));
+
+	// A WRITE ONLY of the same length (RETH + 4 bytes) with rxe's FLUSH
+	// ICRC: rejected.
+	p.udp[8] = ROCE_OP_RC_WRITE_ONLY;
+	roce_icrc_put(p.udp.data() + n,
+		      roce_icrc_rxe_flush(p.ip.data(), p.ip.size(), false, p.udp.data()));
+	EXPECT_FALSE(roce_icrc_verify(p.ip.data(), p.ip.size(), false, p.udp.data(),
+				      p.udp.size()));
+
+	// A longer FLUSH (it has no payload) with the same trick: rejected.
+	Pkt longer = rxe_flush();
+	longer.udp.insert(longer.udp.begin() + n, 4, 0);
+	roce_icrc_put(longer.udp.data() + n + 4,
+		      roce_icrc_rxe_flush(longer.ip.data(), longer.ip.size(), false,
+					  longer.udp.data()));
+	EXPECT_FALSE(roce_icrc_verify(longer.ip.data(), longer.ip.size(), false,
+				      longer.udp.data(), longer.udp.size()));
+}

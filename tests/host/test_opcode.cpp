@@ -80,7 +80,7 @@ const std::vector<Expect> &expected()
 		add(0x16, "RC_SEND_LAST_INV", RC, SEND, LAST, {ROCE_EXT_IETH});
 		add(0x17, "RC_SEND_ONLY_INV", RC, SEND, ONLY, {ROCE_EXT_IETH});
 		add(0x1C, "RC_FLUSH", RC, FLUSH, ONLY,
-		    {ROCE_EXT_FETH, ROCE_EXT_RETH}, false);
+		    {ROCE_EXT_FETH, ROCE_EXT_RETH});
 		add(0x1D, "RC_ATOMIC_WRITE", RC, ATOMIC_WRITE, ONLY,
 		    {ROCE_EXT_RETH});
 		add(0x64, "UD_SEND_ONLY", ROCE_QPT_UD, SEND, ONLY,
@@ -161,9 +161,9 @@ TEST(Opcode, EveryByteHasTheExpectedStatus)
 		EXPECT_EQ(roce_opcode_supported(static_cast<u8>(i)), e->supported);
 		(e->supported ? supported : unsupported)++;
 	}
-	// RC 24 + UC 12 + UD 2 + CNP 1; FLUSH is known only.
-	EXPECT_EQ(supported, 39);
-	EXPECT_EQ(unsupported, 1);
+	// RC 25 + UC 12 + UD 2 + CNP 1.
+	EXPECT_EQ(supported, 40);
+	EXPECT_EQ(unsupported, 0);
 	EXPECT_EQ(unknown, 256 - 40);
 }
 

@@ -40,6 +40,13 @@
 #include <cstdint>
 #include <string_view>
 
+/*
+ * RDMA FLUSH in the public verbs (ibv_wr_flush, IBV_WR_FLUSH,
+ * IBV_QP_EX_WITH_FLUSH, IBV_WC_FLUSH): rdma-core 45 on.  Against 44.0 the
+ * provider offers no FLUSH, there being no ibv_qp_ex member to fill.
+ */
+#define SROCE_VERBS_HAVE_FLUSH (SROCE_RDMA_CORE_VERSION >= 4500)
+
 namespace sroce::abi {
 
 /* ------------------------------------------------------------------------

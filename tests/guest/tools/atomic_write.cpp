@@ -29,7 +29,6 @@ namespace {
 using namespace rc_loopback;
 
 constexpr size_t kMr = 1 << 16;
-constexpr auto kLimit = std::chrono::milliseconds(10000);
 
 /* The requester's device and the responder's (the same one in loopback). */
 struct Sides {
@@ -67,29 +66,6 @@ void atomic_write(ibv_qp *qp, uint64_t wr_id, unsigned flags, uint32_t rkey,
 	ibv_wr_atomic_write(x, rkey, addr, value);
 	if (int err = ibv_wr_complete(x))
 		die("ibv_wr_complete", err);
-}
-
-/* The next completion, or a wc with wr_id ~0 after kLimit. */
-ibv_wc next_completion(Setup &s)
-{
-	const auto end = std::chrono::steady_clock::now() + kLimit;
-	ibv_wc wc{};
-
-	while (std::chrono::steady_clock::now() < end) {
-		const int r = ibv_poll_cq(s.cq, 1, &wc);
-		if (r < 0)
-			die("ibv_poll_cq", EIO);
-		if (r == 1)
-			return wc;
-		std::this_thread::sleep_for(std::chrono::milliseconds(1));
-	}
-	wc.wr_id = ~0ull;
-	return wc;
-}
-
-uint8_t *mem(Setup &s, size_t off)
-{
-	return static_cast<uint8_t *>(s.mr->addr) + off;
 }
 
 void many_in_a_row(Sides &d)
@@ -198,21 +174,7 @@ void not_through_post_send(Sides &d)
 				     std::strerror(err) + ")");
 	destroy(p);
 
-	ibv_qp_init_attr_ex init{};
-	init.send_cq = init.recv_cq = s.cq;
-	init.cap.max_send_wr = init.cap.max_recv_wr = 4;
-	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
-	init.qp_type = IBV_QPT_UC;
-	init.pd = s.pd;
-	init.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-	init.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE;
-	ibv_qp *uc = ibv_create_qp_ex(s.ctx, &init);
-	const int uc_err = errno;
-	check(!uc && uc_err == EOPNOTSUPP,
-	      std::string("a UC QP with ATOMIC WRITE: EOPNOTSUPP (got ") +
-		      (uc ? "a QP" : std::strerror(uc_err)) + ")");
-	if (uc)
-		ibv_destroy_qp(uc);
+	check_uc_refuses(s, IBV_QP_EX_WITH_ATOMIC_WRITE, "ATOMIC WRITE");
 }
 
 } // namespace

@@ -11,10 +11,13 @@
 #include <infiniband/verbs.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 
 namespace rc_loopback {
 
@@ -30,6 +33,7 @@ inline int failures;
 inline void check(bool ok, const std::string &what)
 {
 	std::printf("%s: %s\n", ok ? "ok" : "FAILED", what.c_str());
+	std::fflush(stdout);	/* a tool killed at its time limit says how far it got */
 	if (!ok)
 		failures++;
 }
@@ -149,6 +153,52 @@ inline void connect(Setup &s, ibv_qp *qp, uint32_t dest_qpn,
 						    IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 						    IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
 		die("to RTS", err);
+}
+
+/* The next completion on @s's CQ, or a wc with wr_id ~0 after 10 s. */
+inline ibv_wc next_completion(Setup &s)
+{
+	const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+	ibv_wc wc{};
+
+	while (std::chrono::steady_clock::now() < end) {
+		const int r = ibv_poll_cq(s.cq, 1, &wc);
+		if (r < 0)
+			die("ibv_poll_cq", EIO);
+		if (r == 1)
+			return wc;
+		std::this_thread::sleep_for(std::chrono::milliseconds(1));
+	}
+	wc.wr_id = ~0ull;
+	return wc;
+}
+
+/* Checks that a UC QP asking for @send_ops (RC-only ones) is refused
+ * with EOPNOTSUPP, as by ConnectX and rxe.
+ */
+inline void check_uc_refuses(Setup &s, uint64_t send_ops, const char *what)
+{
+	ibv_qp_init_attr_ex init{};
+	init.send_cq = init.recv_cq = s.cq;
+	init.cap.max_send_wr = init.cap.max_recv_wr = 4;
+	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
+	init.qp_type = IBV_QPT_UC;
+	init.pd = s.pd;
+	init.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	init.send_ops_flags = send_ops;
+	ibv_qp *uc = ibv_create_qp_ex(s.ctx, &init);
+	const int err = errno;
+	check(!uc && err == EOPNOTSUPP,
+	      std::string("a UC QP with ") + what + ": EOPNOTSUPP (got " +
+		      (uc ? "a QP" : std::strerror(err)) + ")");
+	if (uc)
+		ibv_destroy_qp(uc);
+}
+
+/* Byte @off of @s's MR. */
+inline uint8_t *mem(Setup &s, size_t off)
+{
+	return static_cast<uint8_t *>(s.mr->addr) + off;
 }
 
 } // namespace rc_loopback
