@@ -206,3 +206,17 @@ def test_kmemleak_verdict_counts_only_our_leaks_and_a_missing_scan():
     assert len(fails) == 1 and "1 leak(s)" in fails[0] and "sroce_alloc_qp" in fails[0]
     assert report.kmemleak_failures(ours + ours)[0].startswith("kmemleak: 2 leak(s)")
     assert "no kmemleak scan" in report.kmemleak_failures(None)[0]
+
+
+def test_debug_kernel_allows_the_kasan_quarantine_and_no_more():
+    # MEMINFO: MemTotal 2014564 kB, so the quarantine's bound is 62955 kB.
+    def run(end_kb):
+        return [_sample("before"), _sample("minute 1"), _sample("minute 2"),
+                _sample("minute 3", sunreclaim=end_kb), _sample("ended"),
+                _sample("settled")]
+    filled = run(10140 + 40000)
+    assert any("SUnreclaim" in f for f in report.verdict(_traffic(), filled, [])[0])
+    assert report.verdict(_traffic(), filled, [], debug_kernel=True)[0] == []
+    beyond = run(10140 + 70000)
+    fails = report.verdict(_traffic(), beyond, [], debug_kernel=True)[0]
+    assert any("SUnreclaim" in f and "KASAN quarantine 62955 kB" in f for f in fails), fails
