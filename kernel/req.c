@@ -174,13 +174,15 @@ static void sq_take_user_wqe(struct sroce_qp *qp, u32 index)
 		return;
 	}
 	if (w->opcode == SROCE_WR_FLUSH) {
-		/* No payload; its operands are checked here, once. */
+		/* No payload; its operands are checked here, once, by the
+		 * rule the responder applies to the FETH they become.
+		 */
+		struct roce_feth feth = { w->wr.flush.type, w->wr.flush.level };
+
 		w->num_sge = 0;
 		w->inline_len = 0;
 		w->send_flags &= ~IB_SEND_INLINE;
-		if (!w->wr.flush.type ||
-		    w->wr.flush.type & ~(SROCE_FLUSH_GLOBAL | SROCE_FLUSH_PERSISTENT) ||
-		    w->wr.flush.level > SROCE_FLUSH_MR)
+		if (!roce_flush_rights(&feth))
 			s->status = IB_WC_LOC_QP_OP_ERR;
 		return;
 	}
