@@ -13,7 +13,8 @@ host round trip or process start lands inside the measured interval.
         transfer, and a look after the application destroyed its QPs
         would measure nothing.
     cc_sampler.py dev-rate DEV WARMUP SECONDS
-        the same for the whole device from its hw_counters (IP bytes:
+        the same for the whole device (any QP type: it waits for the
+        device's packet counter to move) from its hw_counters (IP bytes:
         RoCE bytes + 28 per packet of UDP/IPv4), as JSON
         {"bits_per_second": ...}.
 """
@@ -41,6 +42,15 @@ def wait_sending(dev, timeout=60):
             return
         time.sleep(0.2)
     sys.exit("no QP of %s started sending" % dev)
+
+
+def wait_device_sending(dev, timeout=60):
+    deadline, start = time.monotonic() + timeout, counter(dev, "tx_packets")
+    while time.monotonic() < deadline:
+        if counter(dev, "tx_packets") != start:
+            return
+        time.sleep(0.2)
+    sys.exit("%s sent nothing" % dev)
 
 
 def root_drops(tc_s_output):
@@ -81,11 +91,13 @@ def sample_qps(dev, seconds):
 
 def main():
     mode, dev, warmup, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
-    wait_sending(dev)
-    time.sleep(warmup)
     if mode == "qp-bytes":
+        wait_sending(dev)
+        time.sleep(warmup)
         print(json.dumps(sample_qps(dev, seconds)))
     else:
+        wait_device_sending(dev)
+        time.sleep(warmup)
         t0, b0 = time.monotonic(), ip_bytes(dev)
         time.sleep(seconds)
         t1, b1 = time.monotonic(), ip_bytes(dev)

@@ -22,7 +22,7 @@ DEVS = ("sroce0", "sroce1")
 # host stalls for long stretches; these tests are about congestion, not
 # about how fast a lost packet is noticed.  The pause below is longer.
 QP_TIMEOUT = 19
-BOTTLENECK = "10mbit"
+BOTTLENECK_KBIT = 10_000
 # DCQCN's defaults are tuned for a datacenter's ~10 us round trip.  Here a
 # round trip through the 10 Mbit/s queue and a TCG guest is ~10-50 ms, so
 # the timers are scaled to it, as an operator would for a slow path; every
@@ -106,8 +106,8 @@ def write_bw(guest, gids, args, sampler_args=None, during="", timeout=240,
     return r.rc, r.output, json.loads(text) if text.startswith("{") else None
 
 
-def shape_ecn_bottleneck(guest):
-    """veth1's egress: BOTTLENECK through a RED queue that CE-marks, and
+def shape_ecn_bottleneck(guest, kbit=BOTTLENECK_KBIT):
+    """veth1's egress: `kbit` through a RED queue that CE-marks, and
     DCQCN's timers scaled to this slow path."""
     guest.run(
         "ip netns exec peer tc qdisc add dev veth1 root handle 1: htb default 1 && "
@@ -115,7 +115,7 @@ def shape_ecn_bottleneck(guest):
         "rate {b} ceil {b} && "
         "ip netns exec peer tc qdisc add dev veth1 parent 1:1 handle 10: red "
         "limit 200000 min 15000 max 45000 avpkt 1100 burst 15 ecn "
-        "bandwidth {b} probability 0.5".format(b=BOTTLENECK), check=True)
+        "bandwidth {b} probability 0.5".format(b="%dkbit" % kbit), check=True)
     for name, value in SLOW_PATH_DCQCN.items():
         set_cc(guest, name, value)
 
@@ -273,18 +273,33 @@ def test_rate_changes_are_traced(guest, gids):
     assert len({e["qpn"] for e in by_reason["cnp_cut"]}) == 4, by_reason["cnp_cut"]
 
 
+UD_SEND_BW = "ib_send_bw -F -c UD -s 1024"
+
+
+def bottleneck_below(sender_kbps):
+    """BOTTLENECK_KBIT, or half of what the sender can do if that is less."""
+    return int(min(BOTTLENECK_KBIT, sender_kbps / 2))
+
+
 def test_ud_ce_marks_get_cnps(guest, gids):
     """UD SENDs from peer through the ECN queue: the receiving UD QP
     answers CE marks with CNPs to the source QP and address of the
     marked packets, and the sender's reaction point cuts that QP's
-    rate."""
-    shape_ecn_bottleneck(guest)
+    rate.  A queue only builds (and marks) behind a bottleneck slower
+    than the sender: on a guest too slow to send 2x the usual bottleneck
+    (the debug kernel under TCG), the bottleneck is half of what this
+    sender measured it could send through the unshaped link."""
+    rc, out, sample = write_bw(guest, gids, "-D 5", "dev-rate sroce1 1 3", app=UD_SEND_BW)
+    assert rc == 0 and sample, out
+    kbit = bottleneck_below(sample["bits_per_second"] / 1000)
+    print("ud sender unshaped", round(sample["bits_per_second"] / 1e6, 2),
+          "Mbit/s; bottleneck", kbit, "kbit/s")
+    shape_ecn_bottleneck(guest, kbit)
     c0 = all_counters(guest)
     run = {}
 
     def ud():
-        run["result"] = write_bw(guest, gids, "-D 6",
-                                 app="ib_send_bw -F -c UD -s 1024")
+        run["result"] = write_bw(guest, gids, "-D 6", app=UD_SEND_BW)
 
     events = traced_rate_changes(guest, ud)
     c = delta(c0, all_counters(guest))
@@ -346,8 +361,27 @@ def rate_send(guest):
                         "rate_limit_send")
 
 
-@pytest.mark.parametrize("how, kbps", [("verb", 4000), ("attr", 6000)])
-def test_verbs_rate_limit_holds_within_5_percent(guest, gids, how, kbps):
+def rate_send_kbps(guest, gids, how, kbps, burst, warmup, seconds):
+    """rate_limit_send from peer's sroce1: its measured rate in kbit/s."""
+    r = guest.run("ip netns exec peer %s sroce1 %d %s %d %d %d %d"
+                  % (rate_send(guest), gids[1], how, kbps, burst, warmup, seconds),
+                  timeout=120, check=True)
+    return json.loads(r.stdout)["bits_per_second"] / 1000, r
+
+
+@pytest.fixture(scope="module")
+def ud_sender_kbps(guest, gids):
+    """What rate_limit_send's UD QP sends at with no limit: a limit is only
+    a limit below it (Debian's kernel: far above the rates below; the
+    debug kernel under TCG: a few Mbit/s)."""
+    kbps, r = rate_send_kbps(guest, gids, "attr", 0, 0, 1, 3)
+    print("ud sender unlimited", round(kbps), "kbit/s")
+    return kbps
+
+
+@pytest.mark.parametrize("how, nominal_kbps", [("verb", 4000), ("attr", 6000)])
+def test_verbs_rate_limit_holds_within_5_percent(guest, gids, ud_sender_kbps,
+                                                 how, nominal_kbps):
     """A UD QP limited through the verbs API (ibv_modify_qp_rate_limit
     with a 256 KiB burst, or IBV_QP_RATE_LIMIT in ibv_modify_qp with the
     device's burst raised to the same) sends at that rate, in IP bytes on
@@ -355,14 +389,15 @@ def test_verbs_rate_limit_holds_within_5_percent(guest, gids, how, kbps):
     of an always-backlogged QP make up for a descheduled TCG vCPU.  (RC
     through the same pacer: the cc/ test above.)
     perftest cannot do this: its PP mode is for raw Ethernet QPs only and
-    its HW mode sets the IB static rate, not IBV_QP_RATE_LIMIT."""
+    its HW mode sets the IB static rate, not IBV_QP_RATE_LIMIT.
+    The limit is the nominal one, or half of what the sender can do
+    unlimited if that is less: a pacer cannot hold a rate above it."""
+    kbps = int(min(nominal_kbps, ud_sender_kbps / 2))
     if how == "attr":
         set_cc(guest, "burst_bytes", 262144, devs=("sroce1",))
     c0 = link_counters(guest, "sroce1")
-    r = guest.run("ip netns exec peer %s sroce1 %d %s %d 262144 3 5"
-                  % (rate_send(guest), gids[1], how, kbps), timeout=120, check=True)
+    rate, r = rate_send_kbps(guest, gids, how, kbps, 262144, 3, 5)
     c = link_counters(guest, "sroce1")
-    rate = json.loads(r.stdout)["bits_per_second"] / 1000
     print("verbs pacing", how, kbps, "kbit/s set, measured", round(rate, 1),
           "error %.2f%%" % (100 * (rate - kbps) / kbps),
           {k: c[k] - c0[k] for k in c if c[k] != c0[k]})
