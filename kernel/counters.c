@@ -2,7 +2,8 @@
 /*
  * Port counters, shown by `rdma statistic show link DEV/1` and in sysfs
  * under ports/1/hw_counters.  The data path bumps per-device atomics with
- * sroce_count(); here they only get names and are read out.
+ * sroce_count(); here they only get names and are read out.  The same
+ * atomics answer the standard PMA counters (ports/1/counters, pma.c).
  */
 #include "sroce.h"
 
@@ -34,6 +35,9 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	SROCE_STAT(TX_PAUSE_US,		"tx_pause_us"),
 	SROCE_STAT(TX_RESENT,		"tx_resent"),
 	SROCE_STAT(TX_QUEUE_STOPPED,	"tx_queue_stopped"),
+	SROCE_STAT(TX_MCAST_PACKETS,	"tx_multicast_packets"),
+	SROCE_STAT(RX_MCAST_PACKETS,	"rx_multicast_packets"),
+	SROCE_STAT(LINK_DOWNED,		"link_downed"),
 };
 
 struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ib, u32 port)

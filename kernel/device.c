@@ -86,6 +86,10 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	if (!sdev)
 		return -ENOMEM;
 	sdev->ndev = ndev;
+	/* Before anything can find the device: from here on only the netdev
+	 * notifier (under RTNL) writes it.
+	 */
+	sdev->port_was_up = sroce_port_state(sdev) == IB_PORT_ACTIVE;
 
 	sdev->ib.node_type = RDMA_NODE_IB_CA;
 	sdev->ib.phys_port_cnt = 1;
@@ -165,6 +169,18 @@ static void sroce_port_event(struct sroce_dev *sdev)
 	ib_dispatch_event(&ev);
 }
 
+/* PMA LinkDownedCounter: a port that was ACTIVE went DOWN.  NETDEV_CHANGE
+ * and NETDEV_DOWN may both report one going down: count the transition.
+ */
+static void sroce_note_port_state(struct sroce_dev *sdev)
+{
+	bool up = sroce_port_state(sdev) == IB_PORT_ACTIVE;
+
+	if (sdev->port_was_up && !up)
+		sroce_count(sdev, SROCE_CNT_LINK_DOWNED, 1);
+	sdev->port_was_up = up;
+}
+
 static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
 			      void *ptr)
 {
@@ -184,6 +200,7 @@ static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
 	case NETDEV_UP:
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
+		sroce_note_port_state(sdev);
 		if (!SROCE_CORE_RAISES_PORT_EVENTS)
 			sroce_port_event(sdev);
 		break;

@@ -474,6 +474,12 @@ static int sroce_send6(struct sroce_dev *sdev, const struct sroce_av *av,
 }
 #endif
 
+static bool av_is_multicast(const struct sroce_av *av)
+{
+	return av->ipv6 ? ipv6_addr_is_multicast(&av->daddr) :
+			  ipv4_is_multicast(av->daddr.s6_addr32[3]);
+}
+
 /* Consumes @skb whatever happens.  Runs with BH off (@cache is per CPU). */
 int sroce_skb_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		   struct dst_cache *cache, u16 sport, struct sk_buff *skb)
@@ -518,5 +524,7 @@ int sroce_skb_send(struct sroce_dev *sdev, const struct sroce_av *av,
 	}
 	sroce_count(sdev, SROCE_CNT_TX_PACKETS, 1);
 	sroce_count(sdev, SROCE_CNT_TX_BYTES, roce_len);
+	if (av_is_multicast(av))
+		sroce_count(sdev, SROCE_CNT_TX_MCAST_PACKETS, 1);
 	return 0;
 }

@@ -65,6 +65,7 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb,
 		goto out;
 	}
 	if (qpn == ROCE_QPN_MASK && pkt->op->qpt == ROCE_QPT_UD) {
+		sroce_count(sdev, SROCE_CNT_RX_MCAST_PACKETS, 1);
 		sroce_mcast_recv(sdev, skb, pkt);
 		goto out;
 	}

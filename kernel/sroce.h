@@ -94,6 +94,9 @@ enum sroce_counter {
 	SROCE_CNT_TX_PAUSE_US,		/* time sending stood still for that */
 	SROCE_CNT_TX_RESENT,		/* sent after being pushed back */
 	SROCE_CNT_TX_QUEUE_STOPPED,	/* not handed to a stopped tx queue */
+	SROCE_CNT_TX_MCAST_PACKETS,	/* of tx_packets: to a multicast group */
+	SROCE_CNT_RX_MCAST_PACKETS,	/* of rx_packets: to multicast QPN */
+	SROCE_CNT_LINK_DOWNED,		/* port ACTIVE -> DOWN transitions */
 	SROCE_CNT_NUM
 };
 
@@ -147,6 +150,7 @@ struct sroce_dev {
 	struct net_device *ndev;	/* held by ib_core via ib_device_set_netdev */
 	struct list_head node;		/* on sroce_devices, for module unload */
 	struct sroce_net *net;		/* UDP sockets of ndev's namespace */
+	bool port_was_up;		/* last port state seen, under RTNL */
 
 	struct xarray qps;		/* qpn -> sroce_qp (RCU lookups) */
 	u32 next_qpn;
@@ -847,6 +851,10 @@ extern const struct ib_device_ops sroce_dev_ops;
 void sroce_fill_device_attrs(struct sroce_dev *sdev, struct ib_device_attr *a);
 
 struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ib, u32 port);
+int sroce_process_mad(struct ib_device *ib, int flags, u32 port_num,
+		      const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+		      const struct ib_mad *in, struct ib_mad *out,
+		      size_t *out_mad_size, u16 *out_mad_pkey_index);
 int sroce_get_hw_stats(struct ib_device *ib, struct rdma_hw_stats *stats,
 		       u32 port, int index);
 

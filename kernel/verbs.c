@@ -217,6 +217,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.post_recv = sroce_post_recv,
 	.post_send = sroce_post_send,
 	.post_srq_recv = sroce_post_srq_recv,
+	.process_mad = sroce_process_mad,
 	.query_ah = sroce_query_ah,
 	.query_device = sroce_query_device,
 	.query_pkey = sroce_query_pkey,

@@ -4,6 +4,7 @@ import re
 import pytest
 
 from harness import BAD_KERNEL_LOG, LEAK_MODULES
+from verbs_apps import CLIENT_IP, SERVER_IP, gid_index, rc_pingpong
 
 # Core: runs on every Debian release with --releases (scripts/test).
 ALL_RELEASES = True
@@ -87,6 +88,76 @@ def test_port_follows_carrier_and_mtu(guest):
         assert devinfo(guest, "sroce0")["active_mtu"].startswith("4096")
     finally:
         guest.run("ip link set veth0 mtu 1500; ip link set veth0 up")
+
+
+# ib_core's table for a port whose PMA offers the extended counters.
+PMA_COUNTERS = {
+    "symbol_error", "link_error_recovery", "link_downed", "port_rcv_errors",
+    "port_rcv_remote_physical_errors", "port_rcv_switch_relay_errors",
+    "port_xmit_discards", "port_xmit_constraint_errors",
+    "port_rcv_constraint_errors", "local_link_integrity_errors",
+    "excessive_buffer_overrun_errors", "VL15_dropped", "port_xmit_data",
+    "port_rcv_data", "port_xmit_packets", "port_rcv_packets", "port_xmit_wait",
+    "unicast_xmit_packets", "unicast_rcv_packets", "multicast_xmit_packets",
+    "multicast_rcv_packets"}
+
+
+def port_counters(guest, dev):
+    """({PMA counter: value}, {hw counter: value}) of dev's port, read
+    in one go."""
+    r = guest.run("cd /sys/class/infiniband/%s/ports/1 && grep -H . counters/* "
+                  "hw_counters/*" % dev, check=True)
+    both = {"counters": {}, "hw_counters": {}}
+    for group, name, value in re.findall(r"^(\w+)/(\w+):(\d+)$", r.stdout, re.M):
+        both[group][name] = int(value)
+    return both["counters"], both["hw_counters"]
+
+
+def assert_pma_matches_hw(pma, hw):
+    """The PMA view of the counters sroce keeps (data in 4-byte words)."""
+    assert pma["port_xmit_packets"] == hw["tx_packets"], (pma, hw)
+    assert pma["port_rcv_packets"] == hw["rx_packets"], (pma, hw)
+    assert pma["port_xmit_data"] == hw["tx_bytes"] // 4, (pma, hw)
+    assert pma["port_rcv_data"] == hw["rx_bytes"] // 4, (pma, hw)
+    assert pma["multicast_xmit_packets"] == hw["tx_multicast_packets"], (pma, hw)
+    assert pma["multicast_rcv_packets"] == hw["rx_multicast_packets"], (pma, hw)
+    assert pma["unicast_xmit_packets"] == hw["tx_packets"] - hw["tx_multicast_packets"]
+    assert pma["unicast_rcv_packets"] == hw["rx_packets"] - hw["rx_multicast_packets"]
+    assert pma["port_rcv_errors"] == hw["rx_malformed"] + hw["rx_icrc_errors"], (pma, hw)
+    assert pma["port_xmit_discards"] == hw["tx_errors"], (pma, hw)
+    assert pma["link_downed"] == hw["link_downed"], (pma, hw)
+
+
+def test_pma_port_counters(guest):
+    """ports/1/counters has the standard PMA set (the extended table:
+    64-bit data and packets, unicast and multicast), what ib_core reads
+    through the driver's process_mad as on a ConnectX port; after traffic
+    it agrees with the hw_counters, and a link that goes down and up is
+    counted once on both ends of the veth pair."""
+    pma0, hw0 = port_counters(guest, "sroce0")
+    assert set(pma0) == PMA_COUNTERS, sorted(pma0)
+    rc, out = rc_pingpong(guest, (gid_index(guest, "sroce0", CLIENT_IP),
+                                  gid_index(guest, "sroce1", SERVER_IP)),
+                          "-n 100 -s 4096", 60)
+    assert rc == 0, out
+    pma, hw = port_counters(guest, "sroce0")
+    print("pma", pma, "hw", hw)
+    assert_pma_matches_hw(pma, hw)
+    # 100 round trips of 4 KiB: 4 packets each way each time at MTU 1024.
+    assert pma["port_xmit_packets"] - pma0["port_xmit_packets"] >= 400, (pma0, pma)
+    assert pma["port_rcv_data"] - pma0["port_rcv_data"] >= 100 * 4096 // 4, (pma0, pma)
+    assert pma["symbol_error"] == pma["VL15_dropped"] == pma["port_xmit_wait"] == 0
+
+    downed = {d: port_counters(guest, d)[0]["link_downed"] for d in ("sroce0", "sroce1")}
+    try:
+        guest.run("ip link set veth0 down", check=True)
+        assert devinfo(guest, "sroce0")["state"].startswith("PORT_DOWN")
+    finally:
+        guest.run("ip link set veth0 up", check=True)
+    for dev in ("sroce0", "sroce1"):
+        pma, hw = port_counters(guest, dev)
+        assert pma["link_downed"] == downed[dev] + 1, (dev, downed, pma)
+        assert_pma_matches_hw(pma, hw)
 
 
 def test_renamed_device_still_claimed(guest):

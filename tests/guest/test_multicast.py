@@ -6,7 +6,7 @@ refuses IPv6 groups on RoCE v2 for every device (ENOTSUPP in
 cma_iboe_join_multicast), rxe and ConnectX alike."""
 import pytest
 
-from verbs_apps import CLIENT_IP, SERVER_IP
+from verbs_apps import CLIENT_IP, SERVER_IP, link_counters
 
 # Core: runs on every Debian release with --releases (scripts/test).
 ALL_RELEASES = True
@@ -51,9 +51,16 @@ def test_mckey_loopback(guest):
 
 
 def test_mckey_across_namespaces(guest):
-    """A receiver on sroce1 (namespace peer), the sender on sroce0."""
+    """A receiver on sroce1 (namespace peer), the sender on sroce0; the
+    ports count the messages as multicast packets (the PMA's
+    multicast_xmit/rcv_packets read these counters: test_device)."""
+    before = {d: link_counters(guest, d) for d in ("sroce0", "sroce1")}
     assert_all_received(mckey_receivers(guest, "239.1.2.4", [("peer", SERVER_IP)],
                                         CLIENT_IP), 1)
+    after = {d: link_counters(guest, d) for d in ("sroce0", "sroce1")}
+    sent = after["sroce0"]["tx_multicast_packets"] - before["sroce0"]["tx_multicast_packets"]
+    got = after["sroce1"]["rx_multicast_packets"] - before["sroce1"]["rx_multicast_packets"]
+    assert sent == MESSAGES and got == MESSAGES, (before, after)
 
 
 def test_mckey_two_receivers_one_group(guest):
