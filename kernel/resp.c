@@ -111,6 +111,19 @@ static void resp_recv_error(struct sroce_qp *qp, int err, u32 psn, bool rc)
 
 /* ---- UD --------------------------------------------------------------------- */
 
+/*
+ * A UD receive completion's SL on a RoCE port says which L3 header the
+ * packet came with, as ConnectX reports it (its CQE's field there: 0 GRH,
+ * 1 IPv6, 2 IPv4; libmlx5 and mlx5_ib pass it on as the SL).  UCX up to
+ * 1.18 reads it to find the destination address in the GRH slot: with
+ * SL 0 (what rxe reports) every IPv4 packet is taken for IPv6, fails
+ * UCX's GID check and is dropped, so UCX's UD transport, and its RC
+ * wire-up through UD, time out.  libibverbs has no field for the header
+ * type itself.
+ */
+#define SROCE_UD_SL_IPV6	1
+#define SROCE_UD_SL_IPV4	2
+
 static void resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 		    const struct roce_pkt_info *pkt)
 {
@@ -120,6 +133,7 @@ static void resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 		.src_qp = pkt->deth.src_qpn,
 		.wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE,
 		.network_hdr_type = ipv6 ? RDMA_NETWORK_IPV6 : RDMA_NETWORK_IPV4,
+		.sl = ipv6 ? SROCE_UD_SL_IPV6 : SROCE_UD_SL_IPV4,
 		.byte_len = sizeof(struct ib_grh) + pkt->payload_len,
 	};
 	u8 grh[sizeof(struct ib_grh)] = {};

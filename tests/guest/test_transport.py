@@ -140,6 +140,47 @@ def test_rcopy_across_namespaces(guest):
     assert r.rc == 0, r
 
 
+# UCX (under Open MPI, among others) over sroce, across namespaces: its UD
+# transport, and RC through UCP, which connects RC through UD ("rc_v":
+# rc_verbs with ud_verbs for wire-up).  On rxe both time out: UCX up to
+# 1.18 finds a UD packet's addresses by the completion's SL, which only
+# ConnectX (and now sroce) sets (resp.c, SROCE_UD_SL_IPV4).
+UCX = [
+    ("uct ud_verbs am_lat", "ucx_perftest -d %(dev)s:1 -x ud_verbs -t am_lat -n 2000 -s 64"),
+    ("uct ud_verbs am_bw", "ucx_perftest -d %(dev)s:1 -x ud_verbs -t am_bw -n 2000 -s 128"),
+    ("ucp rc_v tag_lat", "env UCX_TLS=self,rc_v UCX_NET_DEVICES=%(dev)s:1 "
+                         "ucx_perftest -t tag_lat -n 2000 -s 64"),
+    ("ucp rc_v tag_bw", "env UCX_TLS=self,rc_v UCX_NET_DEVICES=%(dev)s:1 "
+                        "ucx_perftest -t tag_bw -n 200 -s 65536"),
+]
+
+
+@pytest.fixture(scope="module")
+def ucx_perftest_args(guest):
+    """What this release's ucx_perftest needs to pair over TCP: UCX 1.18
+    built with MPI takes a lone process for an MPI run unless told -P 0
+    (1.13 has no -P).  Skips where UCX has no verbs transport at all: sid's
+    libucx0 (1.23.0~rc1) is built without libuct_ib, so it cannot use any
+    RDMA device, ConnectX included."""
+    r = guest.run("ls /usr/lib/*/ucx/libuct_ib.so.0 && ucx_info -v | head -1", check=False)
+    if r.rc != 0:
+        pytest.skip("this release's UCX has no InfiniBand/RoCE transport "
+                    "(no libuct_ib): %s" % guest.run("dpkg-query -W libucx0").stdout.strip())
+    help_text = guest.run("ucx_perftest -h 2>&1").stdout
+    return " -P 0" if "-P <0|1>" in help_text else ""
+
+
+@pytest.mark.parametrize("cmd", [c for _, c in UCX], ids=[n for n, _ in UCX])
+def test_ucx_perftest_across_namespaces(guest, ucx_perftest_args, cmd):
+    cmd += ucx_perftest_args
+    rc, out = run_pair(guest, cmd % {"dev": "sroce1"},
+                       cmd % {"dev": "sroce0"} + " " + SERVER_IP, port=13337)
+    assert rc == 0, out
+    assert re.search(r"Final:\s+\d+", out), out
+    # An orderly teardown raises no asynchronous error (UCX logs each).
+    assert "Async event" not in out, out
+
+
 def test_link_delete_while_in_use(guest, gids):
     """rdma link delete returns promptly while an application is running
     on the device; the application then fails cleanly."""
