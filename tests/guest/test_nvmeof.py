@@ -1,0 +1,246 @@
+"""NVMe over Fabrics over sroce: the kernel's own target (nvmet-rdma) and
+host (nvme-rdma), as a storage developer runs them on an RDMA NIC.  Both
+ends are on sroce0 (loopback to 198.51.100.1 / 2001:db8:5100::1): kernel
+consumers open their rdma_cm IDs in the initial network namespace, where
+sroce1's netdev is not.  The namespace is a memory-backed null_blk, so
+what fio verifies is what went over the fabric and came back.
+
+Checked: data with fio --verify at queue depth 16 and block sizes 4 KiB
+to 1 MiB over IPv4 and IPv6; a controller reset under I/O; a connected
+host and target surviving `rdma link delete` and `rmmod sroce` (the
+consumers see their device go, as on a hardware hot-unplug) and working
+again once the device is back; unloading the consumers.  The kernel log
+is checked after every test (conftest)."""
+import re
+
+import pytest
+
+from test_faults import rdma_objects, total
+from verbs_apps import CLIENT_IP, CLIENT_IP6
+
+# Allocation sites of kmalloc objects, for the memory check (test_faults).
+GUEST_OPTIONS = {"cmdline": "slub_debug=U,kmalloc-*"}
+
+NQN = "nqn.2026-11.org.sroce:nvmeof-test"
+PORTS = {"ipv4": (1, CLIENT_IP), "ipv6": (2, CLIENT_IP6)}
+NVMET = "/sys/kernel/config/nvmet"
+FIO = ("fio --direct=1 --ioengine=libaio --iodepth=16 --verify=crc32c "
+       "--verify_fatal=1 --verify_state_save=0 --randrepeat=0 --filename={dev} ")
+# One job per block size, each on its own 16 MiB of the namespace, one
+# after the other (--stonewall): writes, then reads back and verifies.
+VERIFY_JOBS = " ".join(
+    "--name=bs{bs} --rw=randwrite --bs={bs} --offset={off}M --size=16M --stonewall"
+    .format(bs=bs, off=16 * i) for i, bs in enumerate(("4k", "64k", "1M")))
+
+
+def target_script():
+    """nvmet through configfs (what nvmetcli writes): one subsystem any
+    host may use, namespace 1 on /dev/nullb0, an RDMA port per family."""
+    lines = [
+        "set -e",
+        "modprobe configfs",
+        "mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config",
+        "modprobe null_blk nr_devices=1 gb=1 bs=4096 memory_backed=1",
+        "modprobe nvmet-rdma",
+        "modprobe nvme-rdma",
+        "s=%s/subsystems/%s" % (NVMET, NQN),
+        "mkdir $s && echo 1 > $s/attr_allow_any_host",
+        "mkdir $s/namespaces/1 && echo -n /dev/nullb0 > $s/namespaces/1/device_path",
+        "echo 1 > $s/namespaces/1/enable",
+    ]
+    for family, (port, addr) in PORTS.items():
+        p = "%s/ports/%d" % (NVMET, port)
+        lines += ["mkdir %s" % p,
+                  "echo rdma > %s/addr_trtype && echo %s > %s/addr_adrfam" % (p, family, p),
+                  "echo %s > %s/addr_traddr && echo 4420 > %s/addr_trsvcid" % (addr, p, p),
+                  "ln -s $s %s/subsystems/%s" % (p, NQN)]
+    return "\n".join(lines)
+
+
+def teardown_script():
+    lines = ["nvme disconnect -n %s >/dev/null 2>&1" % NQN]
+    for port, _ in PORTS.values():
+        lines.append("rm -f %s/ports/%d/subsystems/%s; rmdir %s/ports/%d"
+                     % (NVMET, port, NQN, NVMET, port))
+    lines += ["s=%s/subsystems/%s" % (NVMET, NQN),
+              "echo 0 > $s/namespaces/1/enable; rmdir $s/namespaces/1 $s",
+              "rmmod nvme_rdma nvmet_rdma nvmet nvme_fabrics null_blk"]
+    return "; ".join(lines)
+
+
+@pytest.fixture(scope="module")
+def baseline(guest):
+    """What sroce and the RDMA core had allocated (kmalloc objects by
+    allocation site: test_faults.py) before the consumers came, with
+    rdma_cm loaded: it (and ib_cm, iw_cm under it) stays loaded after
+    them and keeps per-device state."""
+    guest.run("modprobe rdma_cm", check=True)
+    return rdma_objects(guest)
+
+
+@pytest.fixture(scope="module")
+def target(guest, baseline):
+    guest.run(target_script(), timeout=120, check=True)
+    yield
+    unload(guest)
+
+
+def unload(guest):
+    """Disconnects, dismantles the target and unloads the consumers."""
+    r = guest.run(teardown_script(), timeout=120)
+    assert guest.run("lsmod | grep -E '^(nvmet|nvme_rdma) '").rc != 0, r
+
+
+@pytest.fixture(autouse=True)
+def _disconnected(guest, target):
+    """Every test starts and ends with no controller of ours connected."""
+    yield
+    guest.run("nvme disconnect -n %s" % NQN, timeout=120)
+
+
+def connect(guest, family="ipv4", tries=1):
+    """nvme connect over sroce0; returns the namespace's block device.
+    `tries` (a second apart): after a device came back, the target's
+    port takes a few seconds to listen again (nvmet-rdma re-enables it
+    from a timer)."""
+    _, addr = PORTS[family]
+    r = guest.run(
+        "for i in $(seq %d); do nvme connect -t rdma -a %s -s 4420 -n %s && break; "
+        "sleep 1; done" % (tries, addr, NQN), timeout=60 + 2 * tries, check=True)
+    return wait_namespace(guest) or pytest.fail("no namespace after connect: %r" % r)
+
+
+def controllers(guest):
+    """Our subsystem's controllers: sysfs name -> transport."""
+    out = guest.run("for c in /sys/class/nvme/nvme*; do [ -e $c/subsysnqn ] || continue; "
+                    "echo $(basename $c) $(cat $c/subsysnqn) $(cat $c/transport); done").stdout
+    return {name: tr for name, nqn, tr in re.findall(r"^(\S+) (\S+) (\S+)$", out, re.M)
+            if nqn == NQN}
+
+
+def wait_namespace(guest):
+    r = guest.run("for i in $(seq 100); do for s in /sys/class/nvme-subsystem/*; do "
+                  "[ \"$(cat $s/subsysnqn 2>/dev/null)\" = %s ] || continue; "
+                  "for n in $s/nvme*n1; do [ -b /dev/$(basename $n) ] && "
+                  "echo /dev/$(basename $n) && exit 0; done; done; sleep 0.2; done; exit 1"
+                  % NQN)
+    return r.stdout.strip() if r.rc == 0 else None
+
+
+def fio(guest, dev, jobs, timeout=300):
+    r = guest.run(FIO.format(dev=dev) + jobs, timeout=timeout)
+    print(r.output[-3000:])
+    return r
+
+
+def test_io_verified_ipv4(guest):
+    io_verified(guest, "ipv4")
+
+
+def test_io_verified_ipv6(guest):
+    io_verified(guest, "ipv6")
+
+
+def io_verified(guest, family):
+    dev = connect(guest, family)
+    assert set(controllers(guest).values()) == {"rdma"}, controllers(guest)
+    r = fio(guest, dev, VERIFY_JOBS)
+    assert r.rc == 0, r
+    assert len(re.findall(r"err= 0", r.stdout)) == 3, r.stdout
+    guest.run("nvme disconnect -n %s" % NQN, timeout=120, check=True)
+    assert controllers(guest) == {}
+
+
+def test_reset_under_io(guest):
+    """`nvme reset` while writes are in flight: nvme-rdma tears its queues
+    (QPs, MRs) down, reconnects and requeues what was in flight; every
+    block still verifies."""
+    dev = connect(guest)
+    ctrl = sorted(controllers(guest))[0]
+    # Reset once the writes are under way: field 8 of /proc/diskstats is
+    # the namespace's writes completed.
+    r = guest.run(
+        "(%s --name=reset --rw=randwrite --bs=64k --size=64M >/tmp/fio-reset.log 2>&1; "
+        "echo rc=$? >>/tmp/fio-reset.log) & "
+        "for i in $(seq 300); do [ \"$(awk '$3 == \"%s\" {print $8}' /proc/diskstats)\" "
+        "-gt 50 ] 2>/dev/null && break; sleep 0.1; done; "
+        "nvme reset /dev/%s; echo reset=$?; wait; cat /tmp/fio-reset.log; "
+        "echo state=$(cat /sys/class/nvme/%s/state)"
+        % (FIO.format(dev=dev), dev.split("/")[-1], ctrl, ctrl), timeout=300)
+    print(r.output[-3000:])
+    assert "reset=0" in r.stdout and "rc=0" in r.stdout, r
+    assert "err= 0" in r.stdout and "state=live" in r.stdout, r
+
+
+def assert_consumers_let_go(guest, action, back):
+    """`action` (removing sroce0 under a connected host with I/O in flight)
+    returns, the host's controller goes away and the I/O ends (with
+    errors: its device is gone); `back` brings sroce back, and a new
+    connection moves verified data again."""
+    dev = connect(guest)
+    r = guest.run(
+        "(%s --name=gone --rw=randwrite --bs=64k --size=256M >/tmp/fio-gone.log 2>&1; "
+        "echo rc=$? >>/tmp/fio-gone.log) & fio=$!; sleep 3; "
+        "timeout 120 %s; echo action=$?; "
+        "for i in $(seq 300); do kill -0 $fio 2>/dev/null || break; sleep 0.2; done; "
+        "if kill -0 $fio 2>/dev/null; then echo fio-still-running; else wait; fi" % (
+            FIO.format(dev=dev), action), timeout=300)
+    print(r.output[-2000:])
+    assert "action=0" in r.stdout, r
+    assert "fio-still-running" not in r.stdout, r
+    r = guest.run("for i in $(seq 300); do [ -z \"$(ls /sys/class/nvme 2>/dev/null)\" ] && "
+                  "exit 0; sleep 0.2; done; ls -l /sys/class/nvme; exit 1", timeout=120)
+    assert r.rc == 0, ("controller left behind", r)
+    guest.run(back, timeout=120, check=True)
+    dev = connect(guest, tries=30)
+    r = fio(guest, dev, "--name=back --rw=randwrite --bs=64k --size=16M")
+    assert r.rc == 0 and "err= 0" in r.stdout, r
+
+
+def relisten():
+    """The target's ports listen again, as an administrator makes them
+    after the port's device came back: nvmet-rdma drops a listener whose
+    device went away (its cm_id's DEVICE_REMOVAL) and, unlike after an
+    address change, does not listen again by itself (Linux 6.1: hosts
+    get "Connect rejected: status 8 (invalid service ID)").  Unlinking
+    the subsystem disables the port, linking it enables it."""
+    return "; ".join("rm %s/ports/%d/subsystems/%s && ln -s %s/subsystems/%s %s/ports/%d/subsystems/"
+                     % (NVMET, port, NQN, NVMET, NQN, NVMET, port)
+                     for port, _ in PORTS.values())
+
+
+def test_link_delete_while_connected(guest):
+    assert_consumers_let_go(guest, "rdma link delete sroce0",
+                            "rdma link add sroce0 type sroce netdev veth0 && " + relisten())
+
+
+def test_rmmod_sroce_while_connected(guest):
+    assert_consumers_let_go(
+        guest, "rmmod sroce",
+        "modprobe sroce && rdma link add sroce0 type sroce netdev veth0 && "
+        "ip netns exec peer rdma link add sroce1 type sroce netdev veth1 && " + relisten())
+
+
+def test_zzz_unload_and_memory_back_to_baseline(guest, target, baseline):
+    """The consumers unload, and once the devices are made afresh (link
+    delete and add: ib_core keeps a device's pooled CQs, and its MAD
+    receive buffers change allocation site as they are reused, for the
+    device's lifetime) sroce and the RDMA core hold exactly what they held
+    before the consumers came, by allocation site: nothing the consumers
+    made on sroce outlives them (RCU and workqueues given a minute)."""
+    unload(guest)
+    guest.run("rdma link delete sroce0 && ip netns exec peer rdma link delete sroce1 && "
+              "rdma link add sroce0 type sroce netdev veth0 && "
+              "ip netns exec peer rdma link add sroce1 type sroce netdev veth1",
+              timeout=120, check=True)
+    was = {(c, o): n for c, owners in baseline.items() for o, n in owners.items()}
+    for _ in range(30):
+        now = rdma_objects(guest)
+        grown = {(c, o): (was.get((c, o), 0), n) for c, owners in now.items()
+                 for o, n in owners.items() if n > was.get((c, o), 0)}
+        if not grown:
+            break
+        guest.run("sleep 2")
+    print("RDMA objects before %d after %d" % (total(baseline), total(now)))
+    assert total(baseline) > 0, baseline
+    assert not grown, grown
