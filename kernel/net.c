@@ -17,6 +17,7 @@
 #include <net/ip.h>
 #include <net/ip6_route.h>
 #include <net/net_namespace.h>
+#include <rdma/ib_addr.h>
 #include <net/netns/generic.h>
 #include <net/route.h>
 #include <net/udp_tunnel.h>
@@ -474,12 +475,6 @@ static int sroce_send6(struct sroce_dev *sdev, const struct sroce_av *av,
 }
 #endif
 
-static bool av_is_multicast(const struct sroce_av *av)
-{
-	return av->ipv6 ? ipv6_addr_is_multicast(&av->daddr) :
-			  ipv4_is_multicast(av->daddr.s6_addr32[3]);
-}
-
 /* Consumes @skb whatever happens.  Runs with BH off (@cache is per CPU). */
 int sroce_skb_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		   struct dst_cache *cache, u16 sport, struct sk_buff *skb)
@@ -524,7 +519,10 @@ int sroce_skb_send(struct sroce_dev *sdev, const struct sroce_av *av,
 	}
 	sroce_count(sdev, SROCE_CNT_TX_PACKETS, 1);
 	sroce_count(sdev, SROCE_CNT_TX_BYTES, roce_len);
-	if (av_is_multicast(av))
+	/* The AV's IPv4 addresses are v4-mapped, as ib_core's GIDs: its
+	 * helper (which takes no const) tells both kinds of group apart.
+	 */
+	if (rdma_is_multicast_addr((struct in6_addr *)&av->daddr))
 		sroce_count(sdev, SROCE_CNT_TX_MCAST_PACKETS, 1);
 	return 0;
 }

@@ -178,6 +178,16 @@ def total(objects):
     return sum(n for owners in objects.values() for n in owners.values())
 
 
+def grown_since(baseline, now):
+    """{(cache, owner): (before, now)} where rdma_objects() map `now` holds
+    more objects than `baseline` did."""
+    was = {(cache, owner): n for cache, owners in baseline.items()
+           for owner, n in owners.items()}
+    return {(cache, owner): (was.get((cache, owner), 0), n)
+            for cache, owners in now.items() for owner, n in owners.items()
+            if n > was.get((cache, owner), 0)}
+
+
 def test_zzz_kernel_memory_back_to_baseline(guest, slab_baseline):
     """After every fault above (and a module reload): no kmalloc object
     that sroce or the RDMA core allocated is left beyond the baseline, by
@@ -185,14 +195,10 @@ def test_zzz_kernel_memory_back_to_baseline(guest, slab_baseline):
     slab0, rdma0 = slab_baseline
     # The record is there: the devices' ib_core objects at least.
     assert total(rdma0) > 0, rdma0
-    was = {(cache, owner): n for cache, owners in rdma0.items()
-           for owner, n in owners.items()}
     deadline = time.monotonic() + 60
     while True:
         now, rdma = slabs(guest), rdma_objects(guest)   # RCU, workqueues
-        grown = {(cache, owner): (was.get((cache, owner), 0), n)
-                 for cache, owners in rdma.items() for owner, n in owners.items()
-                 if n > was.get((cache, owner), 0)}
+        grown = grown_since(rdma0, rdma)
         own = kmem.own_caches(now), kmem.own_caches(slab0)
         if (not grown and own[0] == own[1]) or time.monotonic() > deadline:
             break

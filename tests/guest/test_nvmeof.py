@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from test_faults import rdma_objects, total
+from test_faults import grown_since, rdma_objects, total
 from verbs_apps import CLIENT_IP, CLIENT_IP6
 
 # Allocation sites of kmalloc objects, for the memory check (test_faults).
@@ -233,11 +233,9 @@ def test_zzz_unload_and_memory_back_to_baseline(guest, target, baseline):
               "rdma link add sroce0 type sroce netdev veth0 && "
               "ip netns exec peer rdma link add sroce1 type sroce netdev veth1",
               timeout=120, check=True)
-    was = {(c, o): n for c, owners in baseline.items() for o, n in owners.items()}
     for _ in range(30):
         now = rdma_objects(guest)
-        grown = {(c, o): (was.get((c, o), 0), n) for c, owners in now.items()
-                 for o, n in owners.items() if n > was.get((c, o), 0)}
+        grown = grown_since(baseline, now)
         if not grown:
             break
         guest.run("sleep 2")
