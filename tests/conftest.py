@@ -17,6 +17,7 @@ check the debug kernel's detectors themselves: they run with `--kernel
 debug` only and are deselected (so counted, not hidden) on Debian's kernel.
 """
 import os
+import re
 import sys
 
 import pytest
@@ -96,7 +97,30 @@ def pytest_collection_modifyitems(config, items):
             keep.append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
-        items[:] = keep
+    items[:] = zz_last(keep)
+
+
+def zz_last(items):
+    """Each module's tests run together per release, one guest each, and
+    its test_zz_* then test_zzz_* tests after its others (they unload
+    what the module's fixtures set up and check what is left).  pytest's
+    own order interleaves releases and puts those tests mid-module when
+    tests are parametrized both by the module-scoped release and by the
+    function: every change of release is another guest boot."""
+    groups = {}
+    for item in items:
+        groups.setdefault(_group(item), len(groups))
+    return sorted(items, key=lambda item: (groups[_group(item)], _lateness(item)))
+
+
+def _lateness(item):
+    m = re.match(r"test_(z{2,})_", item.originalname)
+    return len(m.group(1)) if m else 0
+
+
+def _group(item):
+    spec = getattr(item, "callspec", None)
+    return item.nodeid.split("::")[0], spec.params.get("release") if spec else None
 
 
 @pytest.fixture(scope="module")
