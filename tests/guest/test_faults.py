@@ -188,6 +188,37 @@ def grown_since(baseline, now):
             if n > was.get((cache, owner), 0)}
 
 
+def consumer_baseline(guest):
+    """What sroce and the RDMA core had allocated before a kernel consumer
+    (NVMe over Fabrics, NFS) came, with rdma_cm loaded: it (and ib_cm,
+    iw_cm under it) stays loaded after the consumer and keeps per-device
+    state."""
+    guest.run("modprobe rdma_cm", check=True)
+    return rdma_objects(guest)
+
+
+def assert_consumer_left_nothing(guest, baseline):
+    """Once a kernel consumer unloaded and the devices are made afresh
+    (link delete and add: ib_core keeps a device's pooled CQs, and its MAD
+    receive buffers change allocation site as they are reused, for the
+    device's lifetime), sroce and the RDMA core hold exactly what they
+    held at `baseline`, by allocation site: nothing the consumer made on
+    sroce outlives it (RCU and workqueues given a minute)."""
+    guest.run("rdma link delete sroce0 && ip netns exec peer rdma link delete sroce1 && "
+              "rdma link add sroce0 type sroce netdev veth0 && "
+              "ip netns exec peer rdma link add sroce1 type sroce netdev veth1",
+              timeout=120, check=True)
+    for _ in range(30):
+        now = rdma_objects(guest)
+        grown = grown_since(baseline, now)
+        if not grown:
+            break
+        guest.run("sleep 2")
+    print("RDMA objects before %d after %d" % (total(baseline), total(now)))
+    assert total(baseline) > 0, baseline
+    assert not grown, grown
+
+
 def test_zzz_kernel_memory_back_to_baseline(guest, slab_baseline):
     """After every fault above (and a module reload): no kmalloc object
     that sroce or the RDMA core allocated is left beyond the baseline, by

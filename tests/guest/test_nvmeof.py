@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from test_faults import grown_since, rdma_objects, total
+from test_faults import assert_consumer_left_nothing, consumer_baseline
 from verbs_apps import CLIENT_IP, CLIENT_IP6
 
 # Allocation sites of kmalloc objects, for the memory check (test_faults).
@@ -70,12 +70,7 @@ def teardown_script():
 
 @pytest.fixture(scope="module")
 def baseline(guest):
-    """What sroce and the RDMA core had allocated (kmalloc objects by
-    allocation site: test_faults.py) before the consumers came, with
-    rdma_cm loaded: it (and ib_cm, iw_cm under it) stays loaded after
-    them and keeps per-device state."""
-    guest.run("modprobe rdma_cm", check=True)
-    return rdma_objects(guest)
+    return consumer_baseline(guest)
 
 
 @pytest.fixture(scope="module")
@@ -222,23 +217,7 @@ def test_rmmod_sroce_while_connected(guest):
 
 
 def test_zzz_unload_and_memory_back_to_baseline(guest, target, baseline):
-    """The consumers unload, and once the devices are made afresh (link
-    delete and add: ib_core keeps a device's pooled CQs, and its MAD
-    receive buffers change allocation site as they are reused, for the
-    device's lifetime) sroce and the RDMA core hold exactly what they held
-    before the consumers came, by allocation site: nothing the consumers
-    made on sroce outlives them (RCU and workqueues given a minute)."""
+    """The consumers unload and leave nothing behind in sroce or the RDMA
+    core (test_faults.assert_consumer_left_nothing)."""
     unload(guest)
-    guest.run("rdma link delete sroce0 && ip netns exec peer rdma link delete sroce1 && "
-              "rdma link add sroce0 type sroce netdev veth0 && "
-              "ip netns exec peer rdma link add sroce1 type sroce netdev veth1",
-              timeout=120, check=True)
-    for _ in range(30):
-        now = rdma_objects(guest)
-        grown = grown_since(baseline, now)
-        if not grown:
-            break
-        guest.run("sleep 2")
-    print("RDMA objects before %d after %d" % (total(baseline), total(now)))
-    assert total(baseline) > 0, baseline
-    assert not grown, grown
+    assert_consumer_left_nothing(guest, baseline)
