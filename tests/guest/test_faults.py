@@ -16,7 +16,7 @@ import time
 import pytest
 
 import kmem
-from verbs_apps import CLIENT_IP, SERVER_IP, gid_index
+from verbs_apps import ADD_SROCE0, ADD_SROCE1, CLIENT_IP, SERVER_IP, gid_index
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # A hung app is killed after this long; the test then fails on its status.
@@ -205,9 +205,7 @@ def assert_consumer_left_nothing(guest, baseline):
     held at `baseline`, by allocation site: nothing the consumer made on
     sroce outlives it (RCU and workqueues given a minute)."""
     guest.run("rdma link delete sroce0 && ip netns exec peer rdma link delete sroce1 && "
-              "rdma link add sroce0 type sroce netdev veth0 && "
-              "ip netns exec peer rdma link add sroce1 type sroce netdev veth1",
-              timeout=120, check=True)
+              "%s && %s" % (ADD_SROCE0, ADD_SROCE1), timeout=120, check=True)
     for _ in range(30):
         now = rdma_objects(guest)
         grown = grown_since(baseline, now)

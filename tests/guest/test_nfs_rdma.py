@@ -21,7 +21,7 @@ import re
 import pytest
 
 from test_faults import assert_consumer_left_nothing, consumer_baseline
-from verbs_apps import CLIENT_IP, CLIENT_IP6, link_counters
+from verbs_apps import ADD_SROCE1, CLIENT_IP, CLIENT_IP6, RELOAD_SROCE, link_counters
 
 # Allocation sites of kmalloc objects, for the memory check (test_faults).
 GUEST_OPTIONS = {"cmdline": "slub_debug=U,kmalloc-*"}
@@ -206,18 +206,13 @@ def assert_write_survives(guest, action, back):
 
 
 def test_link_delete_while_writing(guest):
-    out = assert_write_survives(
-        guest, "ip netns exec peer rdma link delete sroce1",
-        "ip netns exec peer rdma link add sroce1 type sroce netdev veth1")
+    out = assert_write_survives(guest, "ip netns exec peer rdma link delete sroce1", ADD_SROCE1)
     # The write could not have finished within 5 s without a device.
     assert "waiting" in out, out
 
 
 def test_rmmod_sroce_while_writing(guest):
-    out = assert_write_survives(
-        guest, "rmmod sroce",
-        "modprobe sroce && rdma link add sroce0 type sroce netdev veth0 && "
-        "ip netns exec peer rdma link add sroce1 type sroce netdev veth1")
+    out = assert_write_survives(guest, "rmmod sroce", RELOAD_SROCE)
     assert "waiting" in out, out
 
 

@@ -15,8 +15,9 @@ import re
 
 import pytest
 
+from blockio import FIO, assert_verified, fio, io_in_flight_while
 from test_faults import assert_consumer_left_nothing, consumer_baseline
-from verbs_apps import CLIENT_IP, CLIENT_IP6
+from verbs_apps import ADD_SROCE0, CLIENT_IP, CLIENT_IP6, RELOAD_SROCE
 
 # Allocation sites of kmalloc objects, for the memory check (test_faults).
 GUEST_OPTIONS = {"cmdline": "slub_debug=U,kmalloc-*"}
@@ -24,13 +25,6 @@ GUEST_OPTIONS = {"cmdline": "slub_debug=U,kmalloc-*"}
 NQN = "nqn.2026-11.org.sroce:nvmeof-test"
 PORTS = {"ipv4": (1, CLIENT_IP), "ipv6": (2, CLIENT_IP6)}
 NVMET = "/sys/kernel/config/nvmet"
-FIO = ("fio --direct=1 --ioengine=libaio --iodepth=16 --verify=crc32c "
-       "--verify_fatal=1 --verify_state_save=0 --randrepeat=0 --filename={dev} ")
-# One job per block size, each on its own 16 MiB of the namespace, one
-# after the other (--stonewall): writes, then reads back and verifies.
-VERIFY_JOBS = " ".join(
-    "--name=bs{bs} --rw=randwrite --bs={bs} --offset={off}M --size=16M --stonewall"
-    .format(bs=bs, off=16 * i) for i, bs in enumerate(("4k", "64k", "1M")))
 
 
 def target_script():
@@ -122,12 +116,6 @@ def wait_namespace(guest):
     return r.stdout.strip() if r.rc == 0 else None
 
 
-def fio(guest, dev, jobs, timeout=300):
-    r = guest.run(FIO.format(dev=dev) + jobs, timeout=timeout)
-    print(r.output[-3000:])
-    return r
-
-
 def test_io_verified_ipv4(guest):
     io_verified(guest, "ipv4")
 
@@ -139,9 +127,7 @@ def test_io_verified_ipv6(guest):
 def io_verified(guest, family):
     dev = connect(guest, family)
     assert set(controllers(guest).values()) == {"rdma"}, controllers(guest)
-    r = fio(guest, dev, VERIFY_JOBS)
-    assert r.rc == 0, r
-    assert len(re.findall(r"err= 0", r.stdout)) == 3, r.stdout
+    assert_verified(guest, dev)
     guest.run("nvme disconnect -n %s" % NQN, timeout=120, check=True)
     assert controllers(guest) == {}
 
@@ -173,14 +159,7 @@ def assert_consumers_let_go(guest, action, back):
     errors: its device is gone); `back` brings sroce back, and a new
     connection moves verified data again."""
     dev = connect(guest)
-    r = guest.run(
-        "(%s --name=gone --rw=randwrite --bs=64k --size=256M >/tmp/fio-gone.log 2>&1; "
-        "echo rc=$? >>/tmp/fio-gone.log) & fio=$!; sleep 3; "
-        "timeout 120 %s; echo action=$?; "
-        "for i in $(seq 300); do kill -0 $fio 2>/dev/null || break; sleep 0.2; done; "
-        "if kill -0 $fio 2>/dev/null; then echo fio-still-running; else wait; fi" % (
-            FIO.format(dev=dev), action), timeout=300)
-    print(r.output[-2000:])
+    r = io_in_flight_while(guest, dev, action)
     assert "action=0" in r.stdout, r
     assert "fio-still-running" not in r.stdout, r
     r = guest.run("for i in $(seq 300); do [ -z \"$(ls /sys/class/nvme 2>/dev/null)\" ] && "
@@ -205,15 +184,11 @@ def relisten():
 
 
 def test_link_delete_while_connected(guest):
-    assert_consumers_let_go(guest, "rdma link delete sroce0",
-                            "rdma link add sroce0 type sroce netdev veth0 && " + relisten())
+    assert_consumers_let_go(guest, "rdma link delete sroce0", ADD_SROCE0 + " && " + relisten())
 
 
 def test_rmmod_sroce_while_connected(guest):
-    assert_consumers_let_go(
-        guest, "rmmod sroce",
-        "modprobe sroce && rdma link add sroce0 type sroce netdev veth0 && "
-        "ip netns exec peer rdma link add sroce1 type sroce netdev veth1 && " + relisten())
+    assert_consumers_let_go(guest, "rmmod sroce", RELOAD_SROCE + " && " + relisten())
 
 
 def test_zzz_unload_and_memory_back_to_baseline(guest, target, baseline):

@@ -12,6 +12,11 @@ CLIENT_IP = "198.51.100.1"
 
 SERVER_IP6 = "2001:db8:5100::2"
 CLIENT_IP6 = "2001:db8:5100::1"
+# Bringing the test topology's devices back after a test removed them
+# (`rdma link delete`, `rmmod sroce`), as scripts/vm-run made them.
+ADD_SROCE0 = "rdma link add sroce0 type sroce netdev veth0"
+ADD_SROCE1 = "ip netns exec peer rdma link add sroce1 type sroce netdev veth1"
+RELOAD_SROCE = "modprobe sroce && %s && %s" % (ADD_SROCE0, ADD_SROCE1)
 # Runs what follows as user nobody: an unprivileged local user.
 NOBODY = "setpriv --reuid 65534 --regid 65534 --clear-groups "
 

@@ -1,0 +1,42 @@
+"""Verified block I/O for the storage consumers over sroce (NVMe over
+Fabrics, SRP, iSER): fio writes with a CRC32C in every block, reads back
+and checks, at queue depth 16, direct I/O."""
+import re
+import shlex
+
+FIO = ("fio --direct=1 --ioengine=libaio --iodepth=16 --verify=crc32c "
+       "--verify_fatal=1 --verify_state_save=0 --randrepeat=0 --filename={dev} ")
+# One job per block size, each on its own 16 MiB of the device, one after
+# the other (--stonewall): writes, then reads back and verifies.
+VERIFY_JOBS = " ".join(
+    "--name=bs{bs} --rw=randwrite --bs={bs} --offset={off}M --size=16M --stonewall"
+    .format(bs=bs, off=16 * i) for i, bs in enumerate(("4k", "64k", "1M")))
+
+
+def fio(guest, dev, jobs, timeout=300):
+    r = guest.run(FIO.format(dev=dev) + jobs, timeout=timeout)
+    print(r.output[-3000:])
+    return r
+
+
+def assert_verified(guest, dev):
+    """Every block size of VERIFY_JOBS written and read back intact."""
+    r = fio(guest, dev, VERIFY_JOBS)
+    assert r.rc == 0, r
+    assert len(re.findall(r"err= 0", r.stdout)) == 3, r.stdout
+
+
+def io_in_flight_while(guest, dev, action, size="256M"):
+    """Starts 64 KiB writes on `dev`, runs `action` (a shell command) 3 s
+    in and waits for the writes to end, which they must within a minute
+    (with errors if `action` took the device away).  Returns the shell's
+    output: action=<status>, and fio-still-running if fio hung."""
+    r = guest.run(
+        "(%s --name=gone --rw=randwrite --bs=64k --size=%s >/tmp/fio-gone.log 2>&1; "
+        "echo rc=$? >>/tmp/fio-gone.log) & fio=$!; sleep 3; "
+        "timeout 120 bash -c %s; echo action=$?; "
+        "for i in $(seq 300); do kill -0 $fio 2>/dev/null || break; sleep 0.2; done; "
+        "if kill -0 $fio 2>/dev/null; then echo fio-still-running; else wait; fi; "
+        "tail -5 /tmp/fio-gone.log" % (FIO.format(dev=dev), size, shlex.quote(action)), timeout=300)
+    print(r.output[-2000:])
+    return r

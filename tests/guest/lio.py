@@ -1,0 +1,63 @@
+"""LIO, the kernel's SCSI target, as the SRP and iSER tests configure it:
+through configfs, as targetcli would.  The backstore is a 128 MiB RAM
+disk (rd_mcp, part of target_core_mod), so what fio verifies on the
+initiator's disk went over the fabric and came back."""
+TARGET = "/sys/kernel/config/target"
+RAMDISK = TARGET + "/core/rd_mcp_0/ram0"
+MODEL = "RAMDISK-MCP"  # the SCSI model LIO reports for rd_mcp
+
+
+def backstore_script():
+    """Loads LIO with its RAM disk (the persistent-reservation folder
+    /etc/target exists on a targetcli system; LIO warns without it)."""
+    return "\n".join([
+        "set -e",
+        "mkdir -p /etc/target",
+        "modprobe target_core_mod",
+        "mkdir -p %s" % RAMDISK,
+        "echo rd_pages=32768 > %s/control" % RAMDISK,
+        "echo 1 > %s/enable" % RAMDISK,
+    ])
+
+
+def export_lun_script(tpg):
+    """LUN 0 of the target portal group `tpg` is the RAM disk."""
+    return "mkdir -p %s/lun/lun_0 && ln -s %s %s/lun/lun_0/ram0" % (tpg, RAMDISK, tpg)
+
+
+# target_core_mod loads every backstore driver as it starts.
+MODULES = "target_core_file target_core_iblock target_core_pscsi target_core_user target_core_mod"
+
+
+def dismantle_script(fabric):
+    """Removes everything configured under `fabric` (srpt, iscsi) and the
+    backstore, leaves first (configfs removes no folder with children)."""
+    base = "%s/%s" % (TARGET, fabric)
+    return "; ".join([
+        "for e in %s/*/*/enable; do [ -e $e ] && echo 0 > $e; done" % base,
+        "rm -f %s/*/*/acls/*/*/* %s/*/*/lun/*/*" % (base, base),
+        "rmdir %s/*/*/acls/*/* %s/*/*/acls/* %s/*/*/np/* %s/*/*/lun/*" % (base, base, base, base),
+        "rmdir %s/*/* 2>/dev/null; rmdir %s/* %s 2>/dev/null" % (base, base, base),
+        "rmdir %s %s 2>/dev/null" % (RAMDISK, RAMDISK.rsplit("/", 1)[0]),
+    ]) + " 2>/dev/null; true"
+
+
+def wait_disk(guest, host_driver):
+    """The block device of the RAM disk's LUN on a SCSI host of
+    `host_driver` (ib_srp, iscsi_iser), once sd has attached it; None if
+    none appears within 20 s."""
+    r = guest.run(
+        "for i in $(seq 100); do for b in /sys/block/sd*; do [ -e $b/device ] || continue; "
+        "hctl=$(basename $(readlink -f $b/device)); "
+        "[ \"$(cat /sys/class/scsi_host/host${hctl%%%%:*}/proc_name)\" = %s ] && "
+        "grep -q '^%s' $b/device/model && [ -b /dev/${b##*/} ] && "
+        "echo /dev/${b##*/} && exit 0; done; sleep 0.2; done; exit 1"
+        % (host_driver, MODEL))
+    return r.stdout.strip() if r.rc == 0 else None
+
+
+def scsi_hosts(guest, host_driver):
+    out = guest.run("for h in /sys/class/scsi_host/host*; do "
+                    "[ \"$(cat $h/proc_name 2>/dev/null)\" = %s ] && echo ${h##*/}; done; true"
+                    % host_driver).stdout
+    return out.split()

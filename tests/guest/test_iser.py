@@ -1,0 +1,142 @@
+"""iSER over sroce: LIO's iSCSI target with iSER portals (ib_isert) and
+the iSCSI initiator over iSER (ib_iser driven by open-iscsi's iscsid and
+iscsiadm), both on sroce0 (loopback to 198.51.100.1 / 2001:db8:5100::1:
+both open their rdma_cm IDs in the initial network namespace).  The LUN
+is a LIO RAM disk (lio.py).
+
+Checked: data with fio --verify at queue depth 16 and block sizes 4 KiB
+to 1 MiB over IPv4 and IPv6, logout; `rdma link delete` and `rmmod
+sroce` under verified writes return at once, the session waits in
+recovery (iscsid keeps logging in again, as on a cable pull) and once
+sroce is back (and the target's portals enabled again: ib_isert drops a
+listener whose device went) the writes complete and verify.  The kernel
+log is checked after every test (conftest), the memory at the end."""
+import pytest
+
+import lio
+from blockio import FIO, assert_verified
+from test_faults import assert_consumer_left_nothing, consumer_baseline
+from verbs_apps import ADD_SROCE0, CLIENT_IP, CLIENT_IP6, RELOAD_SROCE
+
+# Allocation sites of kmalloc objects, for the memory check (test_faults).
+GUEST_OPTIONS = {"cmdline": "slub_debug=U,kmalloc-*"}
+
+IQN = "iqn.2026-11.org.sroce:iser-test"
+TPG = "%s/iscsi/%s/tpgt_1" % (lio.TARGET, IQN)
+PORTALS = {"ipv4": "%s:3260" % CLIENT_IP, "ipv6": "[%s]:3260" % CLIENT_IP6}
+
+
+def target_script():
+    """One portal group, open to any initiator (no ACLs, no CHAP), an
+    iSER portal per family."""
+    lines = [
+        lio.backstore_script(),
+        "modprobe iscsi_target_mod && modprobe ib_isert",
+        "modprobe sd_mod && modprobe ib_iser",
+        lio.export_lun_script(TPG),
+    ]
+    for attr, value in (("generate_node_acls", 1), ("cache_dynamic_acls", 1),
+                        ("demo_mode_write_protect", 0), ("authentication", 0)):
+        lines.append("echo %d > %s/attrib/%s" % (value, TPG, attr))
+    for portal in PORTALS.values():
+        lines.append("mkdir '%s/np/%s' && echo 1 > '%s/np/%s/iser'" % (TPG, portal, TPG, portal))
+    lines += ["echo 1 > %s/enable" % TPG,
+              # The initiator's daemon, as its service starts it.
+              "mkdir -p /run/lock/iscsi && iscsid"]
+    return "\n".join(lines)
+
+
+def relisten_script():
+    """The portals listen again, as an administrator makes them after
+    their device came back: turning iSER off and on re-binds them."""
+    return "; ".join("echo 0 > '%s/np/%s/iser' && echo 1 > '%s/np/%s/iser'"
+                     % (TPG, p, TPG, p) for p in PORTALS.values())
+
+
+def logout_script():
+    return ("iscsiadm -m node -T %s -u >/dev/null 2>&1; "
+            "iscsiadm -m node -T %s -o delete >/dev/null 2>&1; true" % (IQN, IQN))
+
+
+def unload(guest):
+    r = guest.run("; ".join([logout_script(), "pkill -x iscsid", lio.dismantle_script("iscsi"),
+                             "rmmod ib_iser ib_isert iscsi_target_mod " + lio.MODULES]),
+                  timeout=120)
+    assert guest.run("lsmod | grep -E '^(ib_isert|ib_iser|target_core_mod) '").rc != 0, r
+
+
+@pytest.fixture(scope="module")
+def baseline(guest):
+    return consumer_baseline(guest)
+
+
+@pytest.fixture(scope="module")
+def target(guest, baseline):
+    guest.run(target_script(), timeout=120, check=True)
+    yield
+    unload(guest)
+
+
+@pytest.fixture(autouse=True)
+def _logged_out(guest, target):
+    """Every test starts and ends with no iSCSI session."""
+    yield
+    guest.run(logout_script(), timeout=120)
+
+
+def login(guest, family="ipv4"):
+    """A node record for the portal on open-iscsi's iser interface, a
+    login; returns the LUN's disk."""
+    portal = PORTALS[family]
+    r = guest.run("iscsiadm -m node -o new -T %s -p '%s' -I iser >/dev/null && "
+                  "iscsiadm -m node -T %s -p '%s' -I iser --login"
+                  % (IQN, portal, IQN, portal), timeout=120)
+    assert r.rc == 0, ("login failed", r)
+    out = guest.run("iscsiadm -m session -P 1", check=True).stdout
+    assert "Iface Transport: iser" in out and "LOGGED IN" in out, out
+    return lio.wait_disk(guest, "iscsi_iser") or pytest.fail("no disk after login: %r" % r)
+
+
+@pytest.mark.parametrize("family", ["ipv4", "ipv6"])
+def test_io_verified(guest, family):
+    dev = login(guest, family)
+    assert_verified(guest, dev)
+
+
+def assert_session_recovers(guest, action, back):
+    """`action` takes sroce0 away under 64 MiB of verified writes and
+    returns; the writes wait (the session is in recovery, not failed:
+    open-iscsi's replacement timeout is 120 s); `back` restores sroce
+    and the target's portals; the session logs in again and every block
+    verifies."""
+    dev = login(guest)
+    r = guest.run(
+        "(%s --name=recover --rw=randwrite --bs=64k --size=64M >/tmp/fio-recover.log 2>&1; "
+        "echo rc=$? >>/tmp/fio-recover.log) & fio=$!; sleep 3; "
+        "timeout 120 bash -c '%s'; echo action=$?; sleep 5; "
+        "kill -0 $fio 2>/dev/null && echo waiting; "
+        "%s; echo back=$?; "
+        "for i in $(seq 900); do kill -0 $fio 2>/dev/null || break; sleep 0.2; done; "
+        "if kill -0 $fio 2>/dev/null; then echo fio-still-running; else wait; fi; "
+        "grep -E 'err=|rc=|READ:|WRITE:' /tmp/fio-recover.log" % (FIO.format(dev=dev), action, back), timeout=400)
+    print(r.output[-3000:])
+    assert "action=0" in r.stdout and "back=0" in r.stdout, r
+    assert "waiting" in r.stdout, ("the writes could not have finished without sroce", r)
+    assert "fio-still-running" not in r.stdout, r
+    assert "rc=0" in r.stdout and "err= 0" in r.stdout, r
+
+
+def test_link_delete_while_logged_in(guest):
+    assert_session_recovers(guest, "rdma link delete sroce0",
+                            ADD_SROCE0 + " && " + relisten_script())
+
+
+def test_rmmod_sroce_while_logged_in(guest):
+    assert_session_recovers(guest, "rmmod sroce", RELOAD_SROCE + " && " + relisten_script())
+
+
+def test_zzz_unload_and_memory_back_to_baseline(guest, target, baseline):
+    """iSER and LIO unload and leave nothing behind in sroce or the RDMA
+    core (test_faults.assert_consumer_left_nothing)."""
+    unload(guest)
+    assert_consumer_left_nothing(guest, baseline)
