@@ -108,11 +108,12 @@ def controllers(guest):
 
 
 def wait_namespace(guest):
-    r = guest.run("for i in $(seq 100); do for s in /sys/class/nvme-subsystem/*; do "
+    # 20 s for the host's namespace scan (60 s on the debug kernel).
+    r = guest.run("for i in $(seq %d); do for s in /sys/class/nvme-subsystem/*; do "
                   "[ \"$(cat $s/subsysnqn 2>/dev/null)\" = %s ] || continue; "
                   "for n in $s/nvme*n1; do [ -b /dev/$(basename $n) ] && "
                   "echo /dev/$(basename $n) && exit 0; done; done; sleep 0.2; done; exit 1"
-                  % NQN)
+                  % (100 * guest.slowdown, NQN), timeout=120)
     return r.stdout.strip() if r.rc == 0 else None
 
 

@@ -196,7 +196,9 @@ def test_link_delete_while_in_use(guest, gids):
         % (gids["sroce1"], gids["sroce0"], SERVER_IP), timeout=120)
     assert "delete rc=0" in r.stdout, r
     seconds = int(r.stdout.split("seconds=")[1].split()[0])
-    assert seconds <= 5, r
+    # (The debug kernel runs everything about three times slower: 6 s
+    # there with a second guest on the machine.)
+    assert seconds <= 5 * guest.slowdown, r
 
 
 def test_zz_module_unloads_after_suite(guest):
