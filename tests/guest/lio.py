@@ -42,6 +42,16 @@ def dismantle_script(fabric):
     ]) + " 2>/dev/null; true"
 
 
+def unload(guest, fabric, initiator_gone, modules):
+    """Ends the initiator's sessions (`initiator_gone`, a shell command),
+    dismantles `fabric`'s target and unloads `modules` (the initiator's
+    and the target's, users first) and LIO; none of them may stay."""
+    r = guest.run("; ".join([initiator_gone, dismantle_script(fabric),
+                             "rmmod %s %s" % (" ".join(modules), MODULES)]), timeout=120)
+    left = "|".join(list(modules) + ["target_core_mod"])
+    assert guest.run("lsmod | grep -E '^(%s) '" % left).rc != 0, r
+
+
 def wait_disk(guest, host_driver):
     """The block device of the RAM disk's LUN on a SCSI host of
     `host_driver` (ib_srp, iscsi_iser), once sd has attached it; None if

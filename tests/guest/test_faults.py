@@ -190,9 +190,9 @@ def grown_since(baseline, now):
 
 def consumer_baseline(guest):
     """What sroce and the RDMA core had allocated before a kernel consumer
-    (NVMe over Fabrics, NFS) came, with rdma_cm loaded: it (and ib_cm,
-    iw_cm under it) stays loaded after the consumer and keeps per-device
-    state."""
+    (NVMe over Fabrics, NFS, SRP, iSER) came, with rdma_cm loaded: it
+    (and ib_cm, iw_cm under it) stays loaded after the consumer and keeps
+    per-device state."""
     guest.run("modprobe rdma_cm", check=True)
     return rdma_objects(guest)
 

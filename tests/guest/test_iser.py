@@ -59,10 +59,8 @@ def logout_script():
 
 
 def unload(guest):
-    r = guest.run("; ".join([logout_script(), "pkill -x iscsid", lio.dismantle_script("iscsi"),
-                             "rmmod ib_iser ib_isert iscsi_target_mod " + lio.MODULES]),
-                  timeout=120)
-    assert guest.run("lsmod | grep -E '^(ib_isert|ib_iser|target_core_mod) '").rc != 0, r
+    lio.unload(guest, "iscsi", logout_script() + "; pkill -x iscsid",
+               ("ib_iser", "ib_isert", "iscsi_target_mod"))
 
 
 @pytest.fixture(scope="module")

@@ -76,10 +76,7 @@ def logout_script():
 
 
 def unload(guest):
-    r = guest.run("; ".join([logout_script(), lio.dismantle_script("srpt"),
-                             "rmmod ib_srp ib_srpt scsi_transport_srp " + lio.MODULES]),
-                  timeout=120)
-    assert guest.run("lsmod | grep -E '^(ib_srpt|ib_srp|target_core_mod) '").rc != 0, r
+    lio.unload(guest, "srpt", logout_script(), ("ib_srp", "ib_srpt", "scsi_transport_srp"))
 
 
 @pytest.fixture(scope="module")
