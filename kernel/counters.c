@@ -38,6 +38,14 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	SROCE_STAT(TX_MCAST_PACKETS,	"tx_multicast_packets"),
 	SROCE_STAT(RX_MCAST_PACKETS,	"rx_multicast_packets"),
 	SROCE_STAT(LINK_DOWNED,		"link_downed"),
+	SROCE_STAT(FAULT_DROP,		"fault_drop"),
+	SROCE_STAT(FAULT_DELAY,		"fault_delay"),
+	SROCE_STAT(FAULT_DUP,		"fault_dup"),
+	SROCE_STAT(FAULT_CORRUPT,	"fault_corrupt"),
+	SROCE_STAT(FAULT_RNR_NAK,	"fault_rnr_nak"),
+	SROCE_STAT(FAULT_ACCESS_NAK,	"fault_access_nak"),
+	SROCE_STAT(FAULT_LINK_FLAPS,	"fault_link_flaps"),
+	SROCE_STAT(FAULT_LINK_DOWN,	"fault_link_down_drop"),
 };
 
 struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ib, u32 port)

@@ -106,6 +106,7 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sdev->srqs, XA_FLAGS_ALLOC1);
 	sroce_cc_dev_init(sdev);
+	sroce_fault_dev_init(sdev);
 
 	mutex_lock(&sroce_devices_lock);
 	list_add_tail(&sdev->node, &sroce_devices);
@@ -126,6 +127,7 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 		return err;
 	}
 	sroce_cc_sysfs_add(sdev);
+	sroce_fault_dev_add(sdev);
 	pr_info("sroce: %s on %s\n", dev_name(&sdev->ib.dev), netdev_name(ndev));
 	return 0;
 }
@@ -139,6 +141,7 @@ void sroce_dealloc_driver(struct ib_device *ib)
 	struct sroce_dev *sdev = to_sdev(ib);
 
 	sroce_net_detach(sdev);
+	sroce_fault_dev_remove(sdev);
 	WARN_ON(!xa_empty(&sdev->qps) || !xa_empty(&sdev->mrs) ||
 		!xa_empty(&sdev->ahs) || !xa_empty(&sdev->srqs));
 	xa_destroy(&sdev->qps);
@@ -153,8 +156,8 @@ void sroce_dealloc_driver(struct ib_device *ib)
 
 enum ib_port_state sroce_port_state(struct sroce_dev *sdev)
 {
-	return netif_running(sdev->ndev) && netif_carrier_ok(sdev->ndev) ?
-		       IB_PORT_ACTIVE : IB_PORT_DOWN;
+	return netif_running(sdev->ndev) && netif_carrier_ok(sdev->ndev) &&
+	       !READ_ONCE(sdev->fault.link_down) ? IB_PORT_ACTIVE : IB_PORT_DOWN;
 }
 
 static void sroce_port_event(struct sroce_dev *sdev)
@@ -179,6 +182,18 @@ static void sroce_note_port_state(struct sroce_dev *sdev)
 	if (sdev->port_was_up && !up)
 		sroce_count(sdev, SROCE_CNT_LINK_DOWNED, 1);
 	sdev->port_was_up = up;
+}
+
+/* ib_core raises port events for netdev changes on newer kernels, but
+ * cannot know of a port we forced down: that event is always ours.
+ */
+void sroce_port_changed(struct sroce_dev *sdev)
+{
+	bool was_up = sdev->port_was_up;
+
+	sroce_note_port_state(sdev);
+	if (was_up != sdev->port_was_up)
+		sroce_port_event(sdev);
 }
 
 static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,

@@ -33,6 +33,7 @@ static int __init sroce_init(void)
 	sroce_wq = alloc_workqueue("sroce", WQ_MEM_RECLAIM | WQ_PERCPU, 0);
 	if (!sroce_wq)
 		return -ENOMEM;
+	sroce_fault_init();
 	err = sroce_net_init();
 	if (err)
 		goto err_wq;
@@ -46,6 +47,7 @@ static int __init sroce_init(void)
 err_net:
 	sroce_net_exit();
 err_wq:
+	sroce_fault_exit();
 	destroy_workqueue(sroce_wq);
 	return err;
 }
@@ -58,6 +60,7 @@ static void __exit sroce_exit(void)
 	rdma_link_unregister(&sroce_link_ops);
 	sroce_device_exit();
 	sroce_net_exit();
+	sroce_fault_exit();
 	destroy_workqueue(sroce_wq);
 	pr_info("sroce: unloaded\n");
 }

@@ -84,14 +84,35 @@ static struct sroce_dev *sroce_rx_dev(struct sroce_net *sn, struct sk_buff *skb)
 	return ndev ? sroce_dev_in_net(sn, ndev) : NULL;
 }
 
+void sroce_rx_deliver(struct sroce_dev *sdev, struct sk_buff *skb, bool ipv6)
+{
+	unsigned int ip_len = ipv6 ? sizeof(struct ipv6hdr) : ip_hdrlen(skb);
+	unsigned int udp_len = skb->len;
+	struct roce_pkt_info pkt;
+
+	if (!roce_icrc_verify(skb_network_header(skb), ip_len, ipv6,
+			      skb->data, udp_len)) {
+		sroce_count(sdev, SROCE_CNT_ICRC_ERRORS, 1);
+		kfree_skb(skb);
+		return;
+	}
+	__skb_pull(skb, sizeof(struct udphdr));
+	if (roce_parse(skb->data, skb->len, &pkt)) {
+		sroce_count(sdev, SROCE_CNT_RX_MALFORMED, 1);
+		kfree_skb(skb);
+		return;
+	}
+	sroce_count(sdev, SROCE_CNT_RX_PACKETS, 1);
+	sroce_count(sdev, SROCE_CNT_RX_BYTES, skb->len);
+	sroce_recv(sdev, skb, &pkt);
+}
+
 static int sroce_udp_recv(struct sock *sk, struct sk_buff *skb)
 {
 	struct sroce_net *sn = rcu_dereference_sk_user_data(sk);
-	struct roce_pkt_info pkt;
 	struct sroce_dev *sdev;
 	bool ipv6 = skb->protocol == htons(ETH_P_IPV6);
-	unsigned int udp_len, ip_len;
-	int err;
+	unsigned int udp_len;
 
 	rcu_read_lock();
 	sdev = sn ? sroce_rx_dev(sn, skb) : NULL;
@@ -106,29 +127,18 @@ static int sroce_udp_recv(struct sock *sk, struct sk_buff *skb)
 		goto malformed;
 	if (pskb_trim(skb, udp_len))	/* Ethernet padding */
 		goto drop;
-
-	ip_len = ipv6 ? sizeof(struct ipv6hdr) : ip_hdrlen(skb);
 	if (ipv6 && ipv6_hdr(skb)->nexthdr != IPPROTO_UDP)
 		goto malformed;		/* extension headers: not RoCE v2 */
-	if (!roce_icrc_verify(skb_network_header(skb), ip_len, ipv6,
-			      skb->data, udp_len)) {
-		sroce_count(sdev, SROCE_CNT_ICRC_ERRORS, 1);
-		goto drop_counted;
-	}
-
-	__skb_pull(skb, sizeof(struct udphdr));
-	err = roce_parse(skb->data, skb->len, &pkt);
-	if (err)
-		goto malformed;
-	sroce_count(sdev, SROCE_CNT_RX_PACKETS, 1);
-	sroce_count(sdev, SROCE_CNT_RX_BYTES, skb->len);
-	sroce_recv(sdev, skb, &pkt);
+	if (sroce_fault_on(&sdev->fault) &&
+	    sroce_fault_rx(sdev, skb, ipv6) == SROCE_FAULT_TAKEN)
+		goto out;
+	sroce_rx_deliver(sdev, skb, ipv6);
+out:
 	rcu_read_unlock();
 	return 0;
 
 malformed:
 	sroce_count(sdev, SROCE_CNT_RX_MALFORMED, 1);
-drop_counted:
 	rcu_read_unlock();
 	kfree_skb(skb);
 	return 0;
@@ -426,7 +436,9 @@ static int sroce_send4(struct sroce_dev *sdev, const struct sroce_av *av,
 	if (sroce_txq_stopped(sdev, rt->dst.dev, skb))
 		return NET_XMIT_DROP;
 	sroce_put_icrc(skb, false);
-	return ip_local_out(net, NULL, skb);
+	return sroce_fault_on(&sdev->fault) &&
+	       sroce_fault_tx(sdev, skb, false) == SROCE_FAULT_TAKEN ?
+		       NET_XMIT_SUCCESS : sroce_ip_out(skb, false);
 }
 
 #if IS_ENABLED(CONFIG_IPV6)
@@ -471,9 +483,22 @@ static int sroce_send6(struct sroce_dev *sdev, const struct sroce_av *av,
 	if (sroce_txq_stopped(sdev, dst->dev, skb))
 		return NET_XMIT_DROP;
 	sroce_put_icrc(skb, true);
-	return ip6_local_out(net, NULL, skb);
+	return sroce_fault_on(&sdev->fault) &&
+	       sroce_fault_tx(sdev, skb, true) == SROCE_FAULT_TAKEN ?
+		       NET_XMIT_SUCCESS : sroce_ip_out(skb, true);
 }
 #endif
+
+int sroce_ip_out(struct sk_buff *skb, bool ipv6)
+{
+	struct net *net = dev_net(skb->dev);
+
+#if IS_ENABLED(CONFIG_IPV6)
+	if (ipv6)
+		return ip6_local_out(net, NULL, skb);
+#endif
+	return ip_local_out(net, NULL, skb);
+}
 
 /* Consumes @skb whatever happens.  Runs with BH off (@cache is per CPU). */
 int sroce_skb_send(struct sroce_dev *sdev, const struct sroce_av *av,

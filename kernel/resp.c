@@ -701,6 +701,16 @@ static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
 		resp_fatal(qp, psn, ROCE_NAK_INVALID_REQ, rc);
 		return;
 	}
+	if (rc && sroce_fault_on(&qp->sdev->fault)) {
+		switch (sroce_fault_resp_nak(qp, pkt->bth.opcode)) {
+		case ROCE_FAULT_RNR_NAK:	/* as if no receive were posted */
+			resp_rnr_nak(qp, psn);
+			return;
+		case ROCE_FAULT_ACCESS_NAK:	/* as if the R_Key were bad */
+			resp_fatal(qp, psn, ROCE_NAK_REM_ACCESS_ERR, rc);
+			return;
+		}
+	}
 
 	if (flags & ROCE_OPF_SEND)
 		res = resp_send_data(qp, skb, pkt, rc);

@@ -27,6 +27,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "../include/uapi/sroce-abi.h"
+#include "fault.h"
 #include "proto/access.h"
 #include "proto/dcqcn.h"
 #include "proto/pacer.h"
@@ -97,6 +98,15 @@ enum sroce_counter {
 	SROCE_CNT_TX_MCAST_PACKETS,	/* of tx_packets: to a multicast group */
 	SROCE_CNT_RX_MCAST_PACKETS,	/* of rx_packets: to multicast QPN */
 	SROCE_CNT_LINK_DOWNED,		/* port ACTIVE -> DOWN transitions */
+	/* Fault injection (fault.c): what the rules did. */
+	SROCE_CNT_FAULT_DROP,
+	SROCE_CNT_FAULT_DELAY,
+	SROCE_CNT_FAULT_DUP,
+	SROCE_CNT_FAULT_CORRUPT,
+	SROCE_CNT_FAULT_RNR_NAK,
+	SROCE_CNT_FAULT_ACCESS_NAK,
+	SROCE_CNT_FAULT_LINK_FLAPS,	/* times the port was forced down */
+	SROCE_CNT_FAULT_LINK_DOWN,	/* packets lost to a forced-down port */
 	SROCE_CNT_NUM
 };
 
@@ -163,6 +173,7 @@ struct sroce_dev {
 
 	atomic64_t counters[SROCE_CNT_NUM];
 	struct sroce_cc_dev cc;
+	struct sroce_fault_dev fault;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ib)
@@ -520,6 +531,15 @@ struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev, unsigned int len);
 int sroce_skb_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		   struct dst_cache *cache, u16 sport, struct sk_buff *skb);
 
+/* A finished IP packet out to the stack, as sroce_skb_send ends (and
+ * fault injection's held or duplicated packets go on).  Consumes @skb.
+ */
+int sroce_ip_out(struct sk_buff *skb, bool ipv6);
+/* A RoCE packet in, from its ICRC check on: @skb data at the UDP header,
+ * trimmed to it.  Consumes @skb.  Under rcu_read_lock, BH off.
+ */
+void sroce_rx_deliver(struct sroce_dev *sdev, struct sk_buff *skb, bool ipv6);
+
 /* Receive entry from net.c: @skb data at the BTH, ICRC checked. */
 void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb,
 		const struct roce_pkt_info *pkt);
@@ -824,6 +844,8 @@ extern const struct attribute_group sroce_attr_group;
 int sroce_newlink(const char *ibdev_name, struct net_device *ndev);
 void sroce_dealloc_driver(struct ib_device *ib);
 enum ib_port_state sroce_port_state(struct sroce_dev *sdev);
+/* The port state changed by our own doing (a forced link): under RTNL. */
+void sroce_port_changed(struct sroce_dev *sdev);
 
 /* The port's active RoCE MTU in bytes (0 below 256): a UD message's limit. */
 static inline u32 sroce_port_mtu(struct sroce_dev *sdev)
