@@ -48,7 +48,13 @@
 #define SROCE_MAX_SGE		32
 #define SROCE_MAX_INLINE	256
 #define SROCE_MAX_CQ		(1 << 16)
-#define SROCE_MAX_CQE		((1 << 16) - 1)
+/*
+ * ConnectX's max_cqe (mlx4, mlx5: 2^22 - 1).  Applications size CQs for
+ * it: libfabric's ofi_rxm asks 262144 entries for each endpoint's CQ.
+ * A user CQ's ring, 64 B a slot, is allocated at create time: 256 MiB
+ * at the most.
+ */
+#define SROCE_MAX_CQE		((1 << 22) - 1)
 #define SROCE_MAX_MR		(1 << 18)
 #define SROCE_MAX_MW		(1 << 16)
 #define SROCE_MAX_PD		(1 << 16)
@@ -60,7 +66,8 @@
 #define SROCE_MAX_MCAST_GRP	8192
 #define SROCE_MAX_MCAST_QP	56
 #define SROCE_MAX_MSG_SIZE	(1U << 31)
-#define SROCE_MAX_RING_SLOTS	(1 << 17)
+/* The largest ring: a CQ of SROCE_MAX_CQE; WQ rings are bounded by max_wr. */
+#define SROCE_MAX_RING_SLOTS	(SROCE_MAX_CQE + 1)
 #define SROCE_MAX_FRMR_PAGES	512
 
 /* QPNs 0 and 1 are the special QPs; ours start at 16 like hardware's. */
