@@ -4,8 +4,12 @@
  * the netdev, netdev events, and teardown on link delete or module unload.
  */
 #include <linux/if_arp.h>
+#include <linux/inetdevice.h>
 #include <linux/module.h>
+#include <linux/siphash.h>
 #include <net/addrconf.h>
+#include <net/if_inet6.h>
+#include <net/net_namespace.h>
 #include <rdma/ib_addr.h>
 
 #include "sroce.h"
@@ -65,15 +69,157 @@ const struct attribute_group sroce_attr_group = {
 	.attrs = sroce_dev_attrs,
 };
 
+/*
+ * Which netdevs a device may sit on: those that carry IP, since RoCE v2 is
+ * UDP/IP and every packet leaves by the IP stack (ip_local_out): Ethernet
+ * NICs, veth, bridges and VLANs, but also L3 devices without a MAC, as
+ * rxe takes them: tun and wireguard (ARPHRD_NONE), ipip, gre, sit,
+ * ip6tnl, ip6gre, raw-IP modems, PPP.  By link type, because IPv4 sets
+ * itself up on any netdev whose MTU reaches 68 (CAN's does).  Not
+ * loopback (ib_core and rdma_cm map loopback addresses to the netdev that
+ * owns them), not IPoIB (rdma_cm takes its addresses for InfiniBand
+ * ones), and not a netdev with neither IPv4 nor IPv6 on it.
+ */
+static int sroce_check_netdev(struct net_device *ndev)
+{
+	bool has_ip;
+
+	if (ndev->flags & IFF_LOOPBACK) {
+		pr_err("sroce: %s is a loopback device: add sroce to the netdev that carries the address\n",
+		       netdev_name(ndev));
+		return -EINVAL;
+	}
+	switch (ndev->type) {
+	case ARPHRD_ETHER:
+	case ARPHRD_NONE:
+	case ARPHRD_RAWIP:
+	case ARPHRD_TUNNEL:
+	case ARPHRD_TUNNEL6:
+	case ARPHRD_IPGRE:
+	case ARPHRD_IP6GRE:
+	case ARPHRD_SIT:
+	case ARPHRD_PPP:
+		break;
+	default:
+		pr_err("sroce: %s carries no IP (link type %u)%s\n",
+		       netdev_name(ndev), ndev->type,
+		       ndev->type == ARPHRD_INFINIBAND ?
+			       ": an IPoIB device, its HCA does RDMA itself" : "");
+		return -EINVAL;
+	}
+	rcu_read_lock();
+	has_ip = __in_dev_get_rcu(ndev) || rcu_dereference(ndev->ip6_ptr);
+	rcu_read_unlock();
+	if (!has_ip) {
+		pr_err("sroce: %s carries no IP (neither IPv4 nor IPv6 is set up on it)\n",
+		       netdev_name(ndev));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The node GUID (and system image GUID).  On a netdev with a MAC, the
+ * EUI-64 of that MAC, as rxe and RoCE NICs derive theirs: a ConnectX user
+ * finds the NIC's MAC in it.  An L3 netdev has no MAC and nothing else
+ * burnt in.  Its ifindex alone would repeat across hosts and namespaces
+ * (every CI container's first tunnel has the same one) while a GUID is
+ * meant to be unique on the fabric, and a fresh random number per `rdma
+ * link add` would change under a user who deletes and re-adds the link.
+ * So: a keyed hash (SipHash) of the namespace's cookie and the ifindex,
+ * under a key drawn once per module load.  Unique with overwhelming
+ * probability, the same for as long as the netdev lives, a new one after
+ * a reboot (as a veth's or tun's random MAC, and so the GUID of sroce on
+ * such a netdev, is new too).  Marked locally administered (U/L bit set,
+ * group bit clear) so it never poses as a vendor's, and never zero.
+ */
+static __be64 sroce_node_guid(struct net_device *ndev)
+{
+	static siphash_key_t key;
+	__be64 guid;
+	u64 h;
+
+	if (sroce_ndev_has_mac(ndev)) {
+		addrconf_addr_eui48((unsigned char *)&guid, ndev->dev_addr);
+		return guid;
+	}
+	net_get_random_once(&key, sizeof(key));
+	h = siphash_2u64(dev_net(ndev)->net_cookie, ndev->ifindex, &key);
+	h &= ~(1ULL << 56);	/* individual, not group */
+	h |= 1ULL << 57;	/* locally administered */
+	return cpu_to_be64(h);
+}
+
+/*
+ * GIDs of an L3 netdev.  ib_core makes a RoCE port's GIDs from its
+ * netdev's addresses, all of them when the device registers, but the
+ * address events it follows afterwards are those of Ethernet netdevs only
+ * (roce_gid_mgmt, Linux 6.1 at least): an address given to a tunnel after
+ * `rdma link add` would never become a GID.  So sroce has ib_core rescan
+ * the device's netdev when one arrives (from a work item: the IPv6 chain
+ * is atomic, and the rescan takes RTNL).  A rescan only adds, so an
+ * address taken away stays a GID there until the link is made again.
+ */
+static void sroce_gid_rescan(struct work_struct *work)
+{
+	struct sroce_dev *sdev = container_of(work, struct sroce_dev, gid_rescan);
+
+	/* Not while it unregisters (its GID table is being emptied). */
+	if (!ib_device_try_get(&sdev->ib))
+		return;
+	rdma_roce_rescan_device(&sdev->ib);
+	ib_device_put(&sdev->ib);
+}
+
+static void sroce_addr_added(struct net_device *ndev)
+{
+	struct sroce_dev *sdev;
+
+	if (sroce_ndev_has_mac(ndev))
+		return;		/* ib_core follows these itself */
+	sdev = sroce_get_by_netdev(ndev);
+	if (!sdev)
+		return;
+	queue_work(system_wq, &sdev->gid_rescan);
+	ib_device_put(&sdev->ib);
+}
+
+static int sroce_inetaddr_event(struct notifier_block *nb, unsigned long event,
+				void *ptr)
+{
+	struct in_ifaddr *ifa = ptr;
+
+	if (event == NETDEV_UP)
+		sroce_addr_added(ifa->ifa_dev->dev);
+	return NOTIFY_DONE;
+}
+
+static int sroce_inet6addr_event(struct notifier_block *nb, unsigned long event,
+				 void *ptr)
+{
+	struct inet6_ifaddr *ifa = ptr;
+
+	if (event == NETDEV_UP)
+		sroce_addr_added(ifa->idev->dev);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block sroce_inetaddr_notifier = {
+	.notifier_call = sroce_inetaddr_event,
+};
+
+static struct notifier_block sroce_inet6addr_notifier = {
+	.notifier_call = sroce_inet6addr_event,
+};
+
 int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 {
 	struct sroce_dev *sdev;
 	int err;
 
-	if (ndev->type != ARPHRD_ETHER || ndev->addr_len != ETH_ALEN) {
-		pr_err("sroce: %s is not an Ethernet device\n", netdev_name(ndev));
-		return -EINVAL;
-	}
+	err = sroce_check_netdev(ndev);
+	if (err)
+		return err;
 	sdev = sroce_get_by_netdev(ndev);
 	if (sdev) {
 		pr_err("sroce: %s already carries %s\n", netdev_name(ndev),
@@ -95,12 +241,12 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	sdev->ib.phys_port_cnt = 1;
 	sdev->ib.num_comp_vectors = 1;
 	sdev->ib.local_dma_lkey = 0;
-	addrconf_addr_eui48((unsigned char *)&sdev->ib.node_guid,
-			    ndev->dev_addr);
+	sdev->ib.node_guid = sroce_node_guid(ndev);
 	strscpy(sdev->ib.node_desc, "sroce", sizeof(sdev->ib.node_desc));
 	/* The provider's doorbell is a POST_SEND write with no work requests. */
 	sdev->ib.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
 	ib_set_device_ops(&sdev->ib, &sroce_dev_ops);
+	INIT_WORK(&sdev->gid_rescan, sroce_gid_rescan);
 	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	xa_init_flags(&sdev->mrs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1);
@@ -140,6 +286,8 @@ void sroce_dealloc_driver(struct ib_device *ib)
 {
 	struct sroce_dev *sdev = to_sdev(ib);
 
+	/* Unregistered: no notifier finds the device to queue it again. */
+	cancel_work_sync(&sdev->gid_rescan);
 	sroce_net_detach(sdev);
 	sroce_fault_dev_remove(sdev);
 	WARN_ON(!xa_empty(&sdev->qps) || !xa_empty(&sdev->mrs) ||
@@ -232,12 +380,35 @@ static struct notifier_block sroce_netdev_notifier = {
 
 int sroce_device_init(void)
 {
-	return register_netdevice_notifier(&sroce_netdev_notifier);
+	int err;
+
+	err = register_inetaddr_notifier(&sroce_inetaddr_notifier);
+	if (err)
+		return err;
+	if (IS_ENABLED(CONFIG_IPV6)) {
+		err = register_inet6addr_notifier(&sroce_inet6addr_notifier);
+		if (err)
+			goto err_inet;
+	}
+	err = register_netdevice_notifier(&sroce_netdev_notifier);
+	if (err)
+		goto err_inet6;
+	return 0;
+
+err_inet6:
+	if (IS_ENABLED(CONFIG_IPV6))
+		unregister_inet6addr_notifier(&sroce_inet6addr_notifier);
+err_inet:
+	unregister_inetaddr_notifier(&sroce_inetaddr_notifier);
+	return err;
 }
 
 void sroce_device_exit(void)
 {
 	unregister_netdevice_notifier(&sroce_netdev_notifier);
+	if (IS_ENABLED(CONFIG_IPV6))
+		unregister_inet6addr_notifier(&sroce_inet6addr_notifier);
+	unregister_inetaddr_notifier(&sroce_inetaddr_notifier);
 
 	/* ib_unregister_device serialises with any unregistration already
 	 * in flight (link delete, a queued netdev removal) on the device's

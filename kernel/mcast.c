@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * UD multicast: groups are keyed by their GID; each holds the QPs attached
- * to it.  The netdev joins the matching Ethernet multicast address so the
- * packets reach us.  Lookups on receive are RCU; changes take a mutex.
+ * to it.  An Ethernet netdev joins the matching Ethernet multicast address
+ * so the packets reach us; an L3 netdev (tun, a tunnel) has no link-layer
+ * filter to open.  Lookups on receive are RCU; changes take a mutex.
  */
 #include <linux/inetdevice.h>
 #include <net/addrconf.h>
@@ -88,7 +89,8 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 		g->gid = *gid;
 		memcpy(g->mac, mac, ETH_ALEN);
 		INIT_LIST_HEAD(&g->members);
-		err = dev_mc_add(sdev->ndev, mac);
+		err = sroce_ndev_has_mac(sdev->ndev) ?
+			      dev_mc_add(sdev->ndev, mac) : 0;
 		if (err) {
 			kfree(g);
 			goto out;
@@ -127,7 +129,8 @@ static void member_remove(struct sroce_mcast_member *m)
 	if (--g->count)
 		return;
 	list_del_rcu(&g->node);
-	dev_mc_del(g->sdev->ndev, g->mac);
+	if (sroce_ndev_has_mac(g->sdev->ndev))
+		dev_mc_del(g->sdev->ndev, g->mac);
 	kfree_rcu(g, rcu);
 }
 

@@ -17,6 +17,7 @@
 #define SROCE_H
 
 #include <linux/hrtimer.h>
+#include <linux/if_arp.h>
 #include <linux/list.h>
 #include <linux/random.h>
 #include <linux/netdevice.h>
@@ -168,6 +169,7 @@ struct sroce_dev {
 	struct list_head node;		/* on sroce_devices, for module unload */
 	struct sroce_net *net;		/* UDP sockets of ndev's namespace */
 	bool port_was_up;		/* last port state seen, under RTNL */
+	struct work_struct gid_rescan;	/* an address came to an L3 netdev */
 
 	struct xarray qps;		/* qpn -> sroce_qp (RCU lookups) */
 	u32 next_qpn;
@@ -182,6 +184,16 @@ struct sroce_dev {
 	struct sroce_cc_dev cc;
 	struct sroce_fault_dev fault;
 };
+
+/*
+ * Whether the device's netdev has a MAC (Ethernet, veth, VLAN, bridge)
+ * or is an L3 device (tun, wireguard, ipip, gre: packets are IP from the
+ * first byte, nothing to resolve below IP).
+ */
+static inline bool sroce_ndev_has_mac(const struct net_device *ndev)
+{
+	return ndev->type == ARPHRD_ETHER;
+}
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ib)
 {

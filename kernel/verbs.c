@@ -83,6 +83,16 @@ static int sroce_query_port(struct ib_device *ib, u32 port,
 	attr->max_msg_sz = 1U << 31;
 	attr->pkey_tbl_len = 1;
 	attr->max_vl_num = 1;
+	/*
+	 * A netdev that cannot tell its speed (gre, ipip: no ethtool link
+	 * settings) gets what ib_core would make of it, 1X SDR, without
+	 * ib_core's warning on every query of the port.
+	 */
+	if (!sdev->ndev->ethtool_ops->get_link_ksettings) {
+		attr->active_speed = IB_SPEED_SDR;
+		attr->active_width = IB_WIDTH_1X;
+		return 0;
+	}
 	err = ib_get_eth_speed(ib, port, &attr->active_speed,
 			       &attr->active_width);
 	return err;

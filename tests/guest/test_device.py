@@ -52,7 +52,7 @@ def test_link_add_refused(guest):
     dup = guest.run("rdma link add sroce9 type sroce netdev veth0")
     assert dup.rc != 0, "a second sroce device on veth0 must be refused"
     lo = guest.run("rdma link add sroce9 type sroce netdev lo")
-    assert lo.rc != 0, "lo is not an Ethernet device"
+    assert lo.rc != 0, "lo is a loopback device"
     missing = guest.run("rdma link add sroce9 type sroce netdev nosuchdev")
     assert missing.rc != 0
     assert "sroce9" not in link_names(guest)
