@@ -9,9 +9,18 @@
  * never maps freed memory.  Remapped vmalloc pages hold references of their
  * own, so a process that keeps a stale mapping only scribbles on pages
  * nobody else reads any more.
+ *
+ * An exported buffer is memory the process keeps resident in the kernel,
+ * as much as a registered MR: it is charged to the process's pinned pages
+ * against RLIMIT_MEMLOCK, as ib_umem charges an MR (and as ConnectX's CQ
+ * and QP buffers, which are pinned user memory, are charged), from export
+ * until the buffer is freed.  Without that, any local user could take
+ * kernel memory without bound (a CQ's ring alone can be 256 MiB).
  */
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/vmalloc.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -20,7 +29,22 @@
 struct sroce_mmap_entry {
 	struct rdma_user_mmap_entry rdma;
 	void *buf;
+	struct mm_struct *mm;	/* charged for the buffer's pages */
+	unsigned long pages;
 };
+
+/* Charges @pages to @mm's pinned pages unless that passes RLIMIT_MEMLOCK. */
+static int ring_charge(struct mm_struct *mm, unsigned long pages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+
+	if (atomic64_add_return(pages, &mm->pinned_vm) > limit &&
+	    !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(pages, &mm->pinned_vm);
+		return -ENOMEM;
+	}
+	return 0;
+}
 
 int sroce_ring_init(struct sroce_ring *r, u32 min_slots, u32 slot_size)
 {
@@ -50,12 +74,24 @@ int sroce_ring_export(struct sroce_ring *r, struct ib_ucontext *uctx,
 	struct sroce_mmap_entry *e;
 	int err;
 
+	if (!current->mm)
+		return -EINVAL;		/* user rings are made by a process */
 	e = kzalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
 		return -ENOMEM;
 	e->buf = r->ctrl;
+	e->pages = r->bytes >> PAGE_SHIFT;
+	err = ring_charge(current->mm, e->pages);
+	if (err) {
+		kfree(e);
+		return err;
+	}
+	e->mm = current->mm;
+	mmgrab(e->mm);
 	err = rdma_user_mmap_entry_insert(uctx, &e->rdma, r->bytes);
 	if (err) {
+		atomic64_sub(e->pages, &e->mm->pinned_vm);
+		mmdrop(e->mm);
 		kfree(e);
 		return err;
 	}
@@ -101,5 +137,8 @@ void sroce_mmap_free(struct rdma_user_mmap_entry *rdma)
 		container_of(rdma, struct sroce_mmap_entry, rdma);
 
 	vfree(e->buf);
+	/* Lock-free: this may run under that mm's mmap lock (munmap). */
+	atomic64_sub(e->pages, &e->mm->pinned_vm);
+	mmdrop(e->mm);
 	kfree(e);
 }

@@ -6,6 +6,7 @@
                                                 waits for STOPFILE
     isolation_app.py intruder DEV PID LKEY ADDR GID_INDEX
                                                 tries to reach PID's objects -> JSON
+    isolation_app.py memlock DEV LIMIT_KIB      CQ rings under RLIMIT_MEMLOCK -> JSON
 
 Every remote access case runs on a fresh pair of RC QPs in loopback on
 one device: the requester in its own PD, the target QP in another, so
@@ -16,6 +17,7 @@ import errno
 import json
 import mmap
 import os
+import resource
 import sys
 import time
 
@@ -251,6 +253,54 @@ def cmd_intruder(dev, pid, lkey, addr, gid_index):
                       "foreign_lkey_status": status}))
 
 
+def vm_pin_kib():
+    """The process's pinned pages (mm->pinned_vm) as /proc shows them."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmPin:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmPin in /proc/self/status")
+
+
+def try_cq(ctx, cqe):
+    """(CQ, None) or (None, errno name)."""
+    try:
+        return CQ(ctx, cqe), None
+    except PyverbsRDMAError as err:
+        return None, errno.errorcode.get(err.error_code, str(err.error_code))
+
+
+def cmd_memlock(dev, limit_kib):
+    """Creates CQs under RLIMIT_MEMLOCK = limit_kib until one is refused,
+    gives one back and tries again; reports what the rings were charged."""
+    resource.setrlimit(resource.RLIMIT_MEMLOCK, (limit_kib << 10, limit_kib << 10))
+    ctx = Context(name=dev)
+    base = vm_pin_kib()
+    small, _ = try_cq(ctx, 4095)
+    one = vm_pin_kib() - base
+    big, big_err = try_cq(ctx, 65535)          # 16 times the small one's ring
+    if big:
+        big.close()
+    cqs, refused = [small], None
+    for _ in range(256):                       # bounded: the limit ends it far sooner
+        cq, refused = try_cq(ctx, 4095)
+        if not cq:
+            break
+        cqs.append(cq)
+    at_refusal = vm_pin_kib() - base
+    cqs.pop().close()
+    again, again_err = try_cq(ctx, 4095)
+    if again:
+        cqs.append(again)
+    for cq in cqs:
+        cq.close()
+    print(json.dumps({"one_kib": one, "big": big_err or "created",
+                      "created": len(cqs), "refused": refused,
+                      "pinned_at_refusal_kib": at_refusal,
+                      "again": again_err or "created",
+                      "pinned_after_close_kib": vm_pin_kib() - base}))
+
+
 def main(argv):
     cmd, dev = argv[1], argv[2]
     if cmd == "access":
@@ -259,6 +309,8 @@ def main(argv):
         cmd_rkeys(dev, int(argv[3]))
     elif cmd == "holder":
         cmd_holder(dev, argv[3])
+    elif cmd == "memlock":
+        cmd_memlock(dev, int(argv[3]))
     elif cmd == "intruder":
         cmd_intruder(dev, int(argv[3]), int(argv[4]), int(argv[5]), int(argv[6]))
     else:

@@ -5,7 +5,9 @@ Remote accesses with a wrong rkey, outside the MR, without the right or
 into another PD must end in a remote access error and leave the target
 bytes alone; rkeys must not be guessable from the previous registration;
 an unprivileged user may use the device (as on hardware) but not create a
-link; and one process cannot map or use another's rings or MRs.
+link; one process cannot map or use another's rings or MRs; and the
+rings a user makes count against its RLIMIT_MEMLOCK like the MRs it
+pins, so it cannot take kernel memory without bound.
 """
 import json
 import os
@@ -89,3 +91,27 @@ def test_process_cannot_reach_another_process_objects(guest):
     assert len(intruder["refused"]) == intruder["victim_maps"] * intruder["cmd_fds"]
     assert intruder["foreign_lkey_status"] == "IBV_WC_LOC_PROT_ERR", intruder
     assert holder == {"untouched": True}
+
+
+MEMLOCK_KIB = 2048
+
+
+def test_rings_count_against_memlock(guest):
+    # As on ConnectX, where CQ and QP buffers are pinned user memory: an
+    # unprivileged user's rings are charged to its pinned pages; past
+    # RLIMIT_MEMLOCK a create fails with ENOMEM, and a ring given back is
+    # uncharged.
+    r = app(guest, "memlock sroce0 %d" % MEMLOCK_KIB, user=NOBODY)
+    print(r)
+    one = r["one_kib"]
+    assert one >= 4096 * 32 // 1024, r        # 4096 slots of at least 32 B
+    assert r["big"] == "ENOMEM", r             # 16 times that: over the limit
+    assert r["refused"] == "ENOMEM", r
+    assert r["created"] == MEMLOCK_KIB // one, r
+    assert r["pinned_at_refusal_kib"] <= MEMLOCK_KIB < r["pinned_at_refusal_kib"] + one, r
+    assert r["again"] == "created", r
+    assert r["pinned_after_close_kib"] == 0, r
+    # CAP_IPC_LOCK lifts the limit, as for memory registration.
+    r = app(guest, "memlock sroce0 %d" % MEMLOCK_KIB)
+    assert r["big"] == "created" and r["refused"] is None, r
+    assert r["pinned_after_close_kib"] == 0, r
