@@ -67,6 +67,16 @@ int sroce_ring_init(struct sroce_ring *r, u32 min_slots, u32 slot_size)
 	return 0;
 }
 
+/* Gives back what ring_charge took for @e, and the reference on its mm.
+ * Lock-free: the last reference may drop under that mm's mmap lock
+ * (munmap).
+ */
+static void ring_uncharge(struct sroce_mmap_entry *e)
+{
+	atomic64_sub(e->pages, &e->mm->pinned_vm);
+	mmdrop(e->mm);
+}
+
 /* Makes @r mappable by the process owning @uctx and describes it in @info. */
 int sroce_ring_export(struct sroce_ring *r, struct ib_ucontext *uctx,
 		      struct sroce_ring_info *info)
@@ -90,8 +100,7 @@ int sroce_ring_export(struct sroce_ring *r, struct ib_ucontext *uctx,
 	mmgrab(e->mm);
 	err = rdma_user_mmap_entry_insert(uctx, &e->rdma, r->bytes);
 	if (err) {
-		atomic64_sub(e->pages, &e->mm->pinned_vm);
-		mmdrop(e->mm);
+		ring_uncharge(e);
 		kfree(e);
 		return err;
 	}
@@ -137,8 +146,6 @@ void sroce_mmap_free(struct rdma_user_mmap_entry *rdma)
 		container_of(rdma, struct sroce_mmap_entry, rdma);
 
 	vfree(e->buf);
-	/* Lock-free: this may run under that mm's mmap lock (munmap). */
-	atomic64_sub(e->pages, &e->mm->pinned_vm);
-	mmdrop(e->mm);
+	ring_uncharge(e);
 	kfree(e);
 }
