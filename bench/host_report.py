@@ -10,9 +10,13 @@ import sys
 
 WHAT = {
     "BM_memcpy": "memcpy (the floor)",
-    "BM_crc32": "CRC-32 only (roce_crc32_update)",
+    "BM_crc32": "CRC-32 only (roce_crc32_update: the widest fold engine the CPU has)",
     "BM_memcpy_then_crc32": "memcpy, then CRC-32 of the copy (two passes)",
     "BM_crc32_copy": "copy-and-CRC in one pass (roce_crc32_copy)",
+    "BM_crc32_pclmul": "CRC-32 only, PCLMULQDQ 16 B/register (no AVX-512)",
+    "BM_crc32_copy_pclmul": "copy-and-CRC in one pass, PCLMULQDQ 16 B/register",
+    "BM_crc32_tables": "CRC-32 only, tables (no PCLMULQDQ)",
+    "BM_crc32_copy_tables": "copy-and-CRC in one pass, tables (no PCLMULQDQ)",
     "BM_icrc_packet": "ICRC of a WRITE ONLY packet (roce_icrc_compute)",
     "BM_build_headers": "build BTH+RETH (roce_build_headers)",
     "BM_parse": "parse BTH+RETH (roce_parse)",

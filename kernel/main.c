@@ -34,6 +34,7 @@ static int __init sroce_init(void)
 	if (!sroce_wq)
 		return -ENOMEM;
 	sroce_fault_init();
+	sroce_crc_simd_init();
 	err = sroce_net_init();
 	if (err)
 		goto err_wq;

@@ -531,6 +531,9 @@ void sroce_net_detach(struct sroce_dev *sdev);
 int sroce_net_init(void);
 void sroce_net_exit(void);
 
+/* The ICRC's CRC engine, picked from the CPU at load (crc_simd.c). */
+void sroce_crc_simd_init(void);
+
 /* Headroom for Ethernet + IP + UDP in front of a RoCE packet. */
 #define SROCE_HDR_ROOM (LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
 			sizeof(struct udphdr))

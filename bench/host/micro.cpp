@@ -77,6 +77,38 @@ void BM_crc32_copy(benchmark::State &st)
 	bytes_done(st, n);
 }
 
+// The same two with the fold engine turned off: what a CPU without
+// PCLMULQDQ (or a context that may not borrow the FPU) pays.
+struct EngineCap {
+	explicit EngineCap(int e) { roce_crc32_host_engine = e; }
+	~EngineCap() { roce_crc32_host_engine = ROCE_CRC32_ENGINE_WIDE; }
+};
+
+void BM_crc32_tables(benchmark::State &st)
+{
+	EngineCap cap(ROCE_CRC32_ENGINE_TABLE);
+	BM_crc32(st);
+}
+
+void BM_crc32_copy_tables(benchmark::State &st)
+{
+	EngineCap cap(ROCE_CRC32_ENGINE_TABLE);
+	BM_crc32_copy(st);
+}
+
+// PCLMULQDQ alone, 16 bytes per register: CPUs without AVX-512.
+void BM_crc32_pclmul(benchmark::State &st)
+{
+	EngineCap cap(ROCE_CRC32_ENGINE_PCLMUL);
+	BM_crc32(st);
+}
+
+void BM_crc32_copy_pclmul(benchmark::State &st)
+{
+	EngineCap cap(ROCE_CRC32_ENGINE_PCLMUL);
+	BM_crc32_copy(st);
+}
+
 // A whole RDMA WRITE ONLY packet: IPv4, UDP, BTH, RETH, payload; the ICRC
 // the way net.c computes it on send and receive.
 struct WritePacket {
@@ -146,6 +178,10 @@ BENCHMARK(BM_memcpy)->Arg(kWriteHdr)->Arg(64)->Arg(4096)->Arg(65536);
 BENCHMARK(BM_crc32)->Arg(64)->Arg(4096)->Arg(65536);
 BENCHMARK(BM_memcpy_then_crc32)->Arg(64)->Arg(4096)->Arg(65536);
 BENCHMARK(BM_crc32_copy)->Arg(64)->Arg(4096)->Arg(65536);
+BENCHMARK(BM_crc32_pclmul)->Arg(64)->Arg(4096)->Arg(65536);
+BENCHMARK(BM_crc32_copy_pclmul)->Arg(64)->Arg(4096)->Arg(65536);
+BENCHMARK(BM_crc32_tables)->Arg(64)->Arg(4096)->Arg(65536);
+BENCHMARK(BM_crc32_copy_tables)->Arg(64)->Arg(4096)->Arg(65536);
 BENCHMARK(BM_icrc_packet)->Arg(4096);
 BENCHMARK(BM_build_headers);
 BENCHMARK(BM_parse);

@@ -21,7 +21,7 @@ static inline u32 crc32_fold8(u32 crc, u32 lo, u32 hi)
  * the kernel and on the host, so the host benchmark measures the code the
  * module runs.  dst and src must not overlap.
  */
-u32 roce_crc32_copy(u32 state, void *dst, const void *src, size_t n)
+u32 roce_crc32_table_copy(u32 state, void *dst, const void *src, size_t n)
 {
 	const u8 *s = (const u8 *)src;
 	u8 *d = (u8 *)dst;
@@ -43,25 +43,12 @@ u32 roce_crc32_copy(u32 state, void *dst, const void *src, size_t n)
 	return crc;
 }
 
-#ifdef __KERNEL__
-#include <linux/crc32.h>
-
-/*
- * crc32_le() takes and returns the raw register with no inversion, which
- * is exactly our state convention, so this is a plain forward.
- */
-u32 roce_crc32_update(u32 state, const void *p, size_t n)
-{
-	return crc32_le(state, p, n);
-}
-
-#else /* host */
 /*
  * Slice-by-8: fold eight input bytes per step.  The register (xored with
  * the first four bytes) and the next four bytes index the eight tables;
  * table k accounts for a byte that still has k bytes to travel.
  */
-u32 roce_crc32_update(u32 state, const void *p, size_t n)
+u32 roce_crc32_table_update(u32 state, const void *p, size_t n)
 {
 	const u8 *b = (const u8 *)p;
 	u32 crc = state;
@@ -75,4 +62,42 @@ u32 roce_crc32_update(u32 state, const void *p, size_t n)
 		crc = (crc >> 8) ^ roce_crc32_table[0][(crc ^ *b++) & 0xFF];
 	return crc;
 }
-#endif
+
+/*
+ * The fold engine keeps the vector unit for at most this many bytes at a
+ * time: in the kernel, borrowing it disables preemption, and a 1 MiB
+ * buffer must not hold a CPU for the whole of it.
+ */
+#define ROCE_CRC32_FOLD_CHUNK 4096
+
+static u32 crc32_best(u32 state, u8 *dst, const u8 *src, size_t n)
+{
+	int engine;
+
+	while (n >= ROCE_CRC32_FOLD_MIN &&
+	       (engine = roce_crc32_accel_begin()) != ROCE_CRC32_ENGINE_TABLE) {
+		/* Never leave a remainder too short to fold. */
+		size_t k = n < 2 * ROCE_CRC32_FOLD_CHUNK ? n : ROCE_CRC32_FOLD_CHUNK;
+
+		state = roce_crc32_fold(state, dst, src, k, engine);
+		roce_crc32_accel_end();
+		if (dst)
+			dst += k;
+		src += k;
+		n -= k;
+	}
+	if (!n)
+		return state;
+	return dst ? roce_crc32_table_copy(state, dst, src, n) :
+		     roce_crc32_table_update(state, src, n);
+}
+
+u32 roce_crc32_update(u32 state, const void *p, size_t n)
+{
+	return crc32_best(state, NULL, (const u8 *)p, n);
+}
+
+u32 roce_crc32_copy(u32 state, void *dst, const void *src, size_t n)
+{
+	return crc32_best(state, (u8 *)dst, (const u8 *)src, n);
+}

@@ -18,16 +18,53 @@ ROCE_EXTERN_C_BEGIN
 
 #define ROCE_CRC32_INIT 0xFFFFFFFFu
 
-/* Kernel: crc32_le() (arch-accelerated).  Host: slice-by-8 tables. */
+/*
+ * Both entry points pick the fastest engine the context allows: the
+ * carry-less-multiply fold (crc32_fold.c) where the CPU has it and the
+ * vector unit may be borrowed, slice-by-8 tables otherwise.
+ */
 u32 roce_crc32_update(u32 state, const void *p, size_t n);
 
 /*
  * memcpy(dst, src, n) and roce_crc32_update(state, src, n) in one pass
- * over the bytes (slice-by-8 tables in both worlds); returns the new
- * state.  For payloads that are copied anyway: into an skb on send, out
- * of one on receive.  dst and src must not overlap.
+ * over the bytes; returns the new state.  For payloads that are copied
+ * anyway: into an skb on send, out of one on receive.  dst and src must
+ * not overlap.
  */
 u32 roce_crc32_copy(u32 state, void *dst, const void *src, size_t n);
+
+/* The engines themselves, for tests and benchmarks. */
+u32 roce_crc32_table_update(u32 state, const void *p, size_t n);
+u32 roce_crc32_table_copy(u32 state, void *dst, const void *src, size_t n);
+
+/*
+ * The fold engines (crc32_fold.c): carry-less multiplication, 16 bytes
+ * per register with PCLMULQDQ, 64 with AVX-512's VPCLMULQDQ (from 256
+ * bytes on).  n >= ROCE_CRC32_FOLD_MIN, dst NULL for no copy.  Only
+ * between a roce_crc32_accel_begin() that returned @engine and _end().
+ */
+enum {
+	ROCE_CRC32_ENGINE_TABLE = 0,
+	ROCE_CRC32_ENGINE_PCLMUL = 1,
+	ROCE_CRC32_ENGINE_WIDE = 2,
+};
+#define ROCE_CRC32_FOLD_MIN 64
+u32 roce_crc32_fold(u32 state, void *dst, const void *src, size_t n,
+		    int engine);
+
+/*
+ * Supplied by the world proto is built into: the widest engine that may
+ * run here and now (kernel: what the CPU has, if the FPU may be borrowed
+ * in this context, which it then claims; host: what the CPU has), or
+ * ROCE_CRC32_ENGINE_TABLE.  _end() after any other answer gives it back.
+ */
+int roce_crc32_accel_begin(void);
+void roce_crc32_accel_end(void);
+
+#ifndef __KERNEL__
+/* Host only: the widest engine accel_begin() may offer (tests, bench). */
+extern int roce_crc32_host_engine;
+#endif
 
 ROCE_EXTERN_C_END
 
