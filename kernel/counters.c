@@ -38,6 +38,8 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	SROCE_STAT(TX_MCAST_PACKETS,	"tx_multicast_packets"),
 	SROCE_STAT(RX_MCAST_PACKETS,	"rx_multicast_packets"),
 	SROCE_STAT(LINK_DOWNED,		"link_downed"),
+	SROCE_STAT(TX_ZCOPY_BYTES,	"tx_zero_copy_bytes"),
+	SROCE_STAT(TX_COPIED_BYTES,	"tx_copied_bytes"),
 	SROCE_STAT(FAULT_DROP,		"fault_drop"),
 	SROCE_STAT(FAULT_DELAY,		"fault_delay"),
 	SROCE_STAT(FAULT_DUP,		"fault_dup"),

@@ -201,7 +201,10 @@ static enum sroce_fault_verdict fault_packet(struct sroce_dev *sdev,
 		u32 byte = bit / 8 + (bit / 8 >= 4);
 
 		rcu_read_unlock();
-		if (skb_unclone(skb, GFP_ATOMIC))
+		/* Linear first: a zero-copy payload is the sender's memory,
+		 * which the flip must not reach (skb_linearize copies it).
+		 */
+		if (skb_unclone(skb, GFP_ATOMIC) || skb_linearize(skb))
 			return SROCE_FAULT_PASS;	/* whole, then */
 		skb->data[bth_off + byte] ^= BIT(bit % 8);
 		return SROCE_FAULT_PASS;

@@ -429,9 +429,9 @@ u64 *sroce_mr_atomic_ptr(struct sroce_mr *mr, u64 iova, struct page **page)
 	return (u64 *)(uintptr_t)(READ_ONCE(mr->fast_pages[index]) + in);
 }
 
-int sroce_sgl_copy(struct sroce_dev *sdev, struct ib_pd *pd,
+int sroce_sgl_walk(struct sroce_dev *sdev, struct ib_pd *pd,
 		   const struct sroce_sge *sge, u32 num_sge, u64 offset,
-		   void *buf, u32 len, int access, enum sroce_copy_dir dir)
+		   u32 len, int access, sroce_sgl_piece_fn piece, void *ctx)
 {
 	u32 i;
 
@@ -455,15 +455,37 @@ int sroce_sgl_copy(struct sroce_dev *sdev, struct ib_pd *pd,
 		mr = sroce_mr_lookup(sdev, sge[i].lkey);
 		err = mr ? sroce_mr_check(mr, pd, addr, n, access) : -EACCES;
 		if (!err)
-			sroce_mr_copy(mr, addr, buf, n, dir);
+			err = piece(mr, addr, n, ctx);
 		rcu_read_unlock();
 		if (err)
 			return err;
-
-		buf += n;
 		len -= n;
 	}
 	return len ? -EINVAL : 0;	/* the list is shorter than the data */
+}
+
+struct sgl_copy_ctx {
+	u8 *buf;
+	enum sroce_copy_dir dir;
+};
+
+static int sgl_copy_piece(struct sroce_mr *mr, u64 addr, u32 n, void *ctx)
+{
+	struct sgl_copy_ctx *c = ctx;
+
+	sroce_mr_copy(mr, addr, c->buf, n, c->dir);
+	c->buf += n;
+	return 0;
+}
+
+int sroce_sgl_copy(struct sroce_dev *sdev, struct ib_pd *pd,
+		   const struct sroce_sge *sge, u32 num_sge, u64 offset,
+		   void *buf, u32 len, int access, enum sroce_copy_dir dir)
+{
+	struct sgl_copy_ctx c = { .buf = buf, .dir = dir };
+
+	return sroce_sgl_walk(sdev, pd, sge, num_sge, offset, len, access,
+			      sgl_copy_piece, &c);
 }
 
 /* Does the page list cover the length ib_map_mr_sg() reported? */

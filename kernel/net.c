@@ -7,6 +7,7 @@
  * Sockets and routes live in the namespace of the device's netdev, so a
  * device on a netdev inside a container's namespace works there.
  */
+#include <linux/highmem.h>
 #include <linux/if_vlan.h>
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
@@ -340,15 +341,62 @@ static void sroce_push_udp(struct sk_buff *skb, u16 sport)
 	uh->check = 0;		/* RoCE v2 senders leave it out; the ICRC covers */
 }
 
+/*
+ * The ICRC of a packet whose payload is in page fragments (zcopy.c): the
+ * headers from the linear part, each fragment in place, and the trailer
+ * (pad, then the ICRC's room) last.  One read of the payload.
+ */
+static u32 icrc_nonlinear(struct sk_buff *skb, unsigned int ip_len, bool ipv6)
+{
+	const u8 *udp = skb_transport_header(skb);
+	const u8 *bth = udp + sizeof(struct udphdr);
+	const u8 *lin_end = skb->data + skb_headlen(skb);
+	struct skb_shared_info *sh = skb_shinfo(skb);
+	u32 st = roce_icrc_begin(skb_network_header(skb), ip_len, ipv6, udp, bth);
+	int i;
+
+	st = roce_crc32_update(st, bth + ROCE_BTH_LEN, lin_end - bth - ROCE_BTH_LEN);
+	for (i = 0; i < sh->nr_frags; i++) {
+		skb_frag_t *f = &sh->frags[i];
+		u32 len = skb_frag_size(f) - (i == sh->nr_frags - 1 ? ROCE_ICRC_LEN : 0);
+		u32 off = skb_frag_off(f);
+		struct page *page = skb_frag_page(f);
+
+		/* A fragment may run over several pages of a compound page. */
+		while (len) {
+			u32 in = offset_in_page(off);
+			u32 n = min_t(u32, len, PAGE_SIZE - in);
+			u8 *va = kmap_local_page(page + (off >> PAGE_SHIFT));
+
+			st = roce_crc32_update(st, va + in, n);
+			kunmap_local(va);
+			off += n;
+			len -= n;
+		}
+	}
+	return roce_icrc_finish(st);
+}
+
 /* The ICRC goes last: every header it covers is final by now. */
 static void sroce_put_icrc(struct sk_buff *skb, bool ipv6)
 {
 	unsigned int ip_len = ipv6 ? sizeof(struct ipv6hdr) : ip_hdrlen(skb);
-	u32 icrc = roce_icrc_compute(skb_network_header(skb), ip_len, ipv6,
-				     skb_transport_header(skb),
-				     skb->len - ip_len - ROCE_ICRC_LEN);
+	skb_frag_t *trailer;
+	u8 *slot;
+	u32 icrc;
 
-	roce_icrc_put(skb_tail_pointer(skb) - ROCE_ICRC_LEN, icrc);
+	if (!skb_is_nonlinear(skb)) {
+		icrc = roce_icrc_compute(skb_network_header(skb), ip_len, ipv6,
+					 skb_transport_header(skb),
+					 skb->len - ip_len - ROCE_ICRC_LEN);
+		roce_icrc_put(skb_tail_pointer(skb) - ROCE_ICRC_LEN, icrc);
+		return;
+	}
+	icrc = icrc_nonlinear(skb, ip_len, ipv6);
+	/* The trailer is zcopy.c's own (direct-map) memory. */
+	trailer = &skb_shinfo(skb)->frags[skb_shinfo(skb)->nr_frags - 1];
+	slot = skb_frag_address(trailer) + skb_frag_size(trailer) - ROCE_ICRC_LEN;
+	roce_icrc_put(slot, icrc);
 }
 
 /*
@@ -504,12 +552,15 @@ int sroce_ip_out(struct sk_buff *skb, bool ipv6)
 int sroce_skb_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		   struct dst_cache *cache, u16 sport, struct sk_buff *skb)
 {
-	unsigned int roce_len = skb->len + ROCE_ICRC_LEN;
+	unsigned int roce_len;
 	u8 tclass = sroce_cc_tclass(sdev, av->tclass,
 				    skb->data[0] == ROCE_OP_CNP);
 	int err;
 
-	skb_put(skb, ROCE_ICRC_LEN);
+	/* A nonlinear packet brought its ICRC room (sroce_skb_payload). */
+	if (!skb_is_nonlinear(skb))
+		skb_put(skb, ROCE_ICRC_LEN);
+	roce_len = skb->len;
 	sroce_push_udp(skb, sport);
 	skb->dev = sdev->ndev;
 	/* DSCP / 8 is the 802.1p priority RoCE deployments map DSCP to

@@ -455,30 +455,27 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 	pi.ieth_rkey = s->wqe.imm_data;
 
 	hdr_len = roce_opcode_get(pi.bth.opcode)->hdr_len;
-	skb = sroce_skb_alloc(qp->sdev, hdr_len + payload + pad);
-	if (!skb)
-		return -ENOBUFS;	/* try again on the next run */
+	skb = sroce_skb_payload(qp->sdev, hdr_len, &(struct sroce_payload){
+			.inline_data = (s->wqe.send_flags & IB_SEND_INLINE) ?
+					       s->inline_data + qp->req_offset : NULL,
+			.pd = qp->ib.pd,
+			.sge = s->sge,
+			.num_sge = s->wqe.num_sge,
+			.offset = qp->req_offset,
+			.len = payload,
+			/* RC completes on the ACK: see zcopy.c */
+			.by_reference = qp_is_rc(qp),
+		}, &err);
+	if (!skb) {
+		if (err == -ENOBUFS)
+			return err;	/* try again on the next run */
+		req_fail(qp, s, IB_WC_LOC_PROT_ERR);
+		return err;
+	}
 	n = roce_build_headers(&pi, skb->data, hdr_len);
 	if (WARN_ON_ONCE(n != hdr_len)) {
 		kfree_skb(skb);
 		return -EINVAL;
-	}
-	if (payload) {
-		u8 *dst = skb->data + hdr_len;
-
-		if (s->wqe.send_flags & IB_SEND_INLINE) {
-			memcpy(dst, s->inline_data + qp->req_offset, payload);
-		} else {
-			err = sroce_sgl_copy(qp->sdev, qp->ib.pd, s->sge,
-					     s->wqe.num_sge, qp->req_offset, dst,
-					     payload, 0, SROCE_FROM_MR);
-			if (err) {
-				kfree_skb(skb);
-				req_fail(qp, s, IB_WC_LOC_PROT_ERR);
-				return err;
-			}
-		}
-		memset(dst + payload, 0, pad);
 	}
 
 	if (sroce_skb_send(qp->sdev, av, qp_is_ud(qp) ? NULL : &qp->dst_cache,

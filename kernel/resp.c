@@ -799,8 +799,9 @@ static void send_read_packet(struct sroce_qp *qp, struct roce_rd_res *r)
 	struct roce_pkt_info pi = {};
 	struct sroce_mr *mr;
 	struct sk_buff *skb;
-	u64 mr_va;
+	u64 mr_va = 0;
 	u32 hdr_len, pad = roce_pad_len(len);
+	int err;
 	u8 op;
 
 	op = first && last ? ROCE_OP_RC_READ_RESP_ONLY :
@@ -816,12 +817,9 @@ static void send_read_packet(struct sroce_qp *qp, struct roce_rd_res *r)
 	pi.aeth.syndrome = roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID);
 	pi.aeth.msn = qp->msn & ROCE_QPN_MASK;
 
-	skb = sroce_skb_alloc(qp->sdev, hdr_len + len + pad);
-	if (!skb)
-		return;
-	roce_build_headers(&pi, skb->data, hdr_len);
+	rcu_read_lock();
+	mr = NULL;
 	if (len) {
-		rcu_read_lock();
 		resp_resolve(qp, &(struct roce_reth){ .va = r->va + r->sent,
 						      .rkey = r->rkey,
 						      .len = len },
@@ -829,16 +827,20 @@ static void send_read_packet(struct sroce_qp *qp, struct roce_rd_res *r)
 		if (!mr) {
 			/* Deregistered under the request: refuse the rest. */
 			rcu_read_unlock();
-			kfree_skb(skb);
 			r->done = true;
 			resp_nak(qp, r->next_psn, ROCE_NAK_REM_ACCESS_ERR);
 			return;
 		}
-		sroce_mr_copy(mr, mr_va, skb->data + hdr_len, len,
-			      SROCE_FROM_MR);
-		rcu_read_unlock();
-		memset(skb->data + hdr_len + len, 0, pad);
 	}
+	/* The requester completes the READ once it has the data. */
+	skb = sroce_skb_payload(qp->sdev, hdr_len, &(struct sroce_payload){
+			.mr = mr, .mr_va = mr_va, .len = len,
+			.by_reference = true,
+		}, &err);
+	rcu_read_unlock();
+	if (!skb)
+		return;		/* no memory: the next run tries again */
+	roce_build_headers(&pi, skb->data, hdr_len);
 	if (sroce_skb_send(qp->sdev, &qp->av, &qp->dst_cache, qp->sport,
 			   skb) == -EBUSY) {
 		/* Not sent, so not lost: the same response again later. */

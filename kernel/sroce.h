@@ -106,6 +106,8 @@ enum sroce_counter {
 	SROCE_CNT_TX_MCAST_PACKETS,	/* of tx_packets: to a multicast group */
 	SROCE_CNT_RX_MCAST_PACKETS,	/* of rx_packets: to multicast QPN */
 	SROCE_CNT_LINK_DOWNED,		/* port ACTIVE -> DOWN transitions */
+	SROCE_CNT_TX_ZCOPY_BYTES,	/* payload sent from registered memory */
+	SROCE_CNT_TX_COPIED_BYTES,	/* payload copied into packets */
 	/* Fault injection (fault.c): what the rules did. */
 	SROCE_CNT_FAULT_DROP,
 	SROCE_CNT_FAULT_DELAY,
@@ -329,6 +331,17 @@ u64 *sroce_mr_atomic_ptr(struct sroce_mr *mr, u64 iova, struct page **page);
 int sroce_sgl_copy(struct sroce_dev *sdev, struct ib_pd *pd,
 		   const struct sroce_sge *sge, u32 num_sge, u64 offset,
 		   void *buf, u32 len, int access, enum sroce_copy_dir dir);
+/*
+ * The walk under sroce_sgl_copy(): @piece gets each checked piece of the
+ * list (@len bytes from @offset on), under rcu_read_lock(); its error
+ * ends the walk.  -EACCES/-ERANGE for a bad key, rights or range,
+ * -EINVAL when the list is shorter than @len.
+ */
+typedef int (*sroce_sgl_piece_fn)(struct sroce_mr *mr, u64 addr, u32 n,
+				  void *ctx);
+int sroce_sgl_walk(struct sroce_dev *sdev, struct ib_pd *pd,
+		   const struct sroce_sge *sge, u32 num_sge, u64 offset,
+		   u32 len, int access, sroce_sgl_piece_fn piece, void *ctx);
 
 struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access);
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
@@ -552,6 +565,37 @@ struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev, unsigned int len);
  */
 int sroce_skb_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		   struct dst_cache *cache, u16 sport, struct sk_buff *skb);
+
+/*
+ * Where a packet's payload comes from (zcopy.c): inline data, an SGL
+ * (@pd, @sge, @num_sge from @offset) or, for READ responses, one checked
+ * MR range (@mr at @mr_va, under the caller's rcu_read_lock).
+ * @by_reference: the sender completes only once the peer has the data
+ * (RC), so the packet may reference the memory instead of copying it.
+ */
+struct sroce_payload {
+	const void *inline_data;
+	struct ib_pd *pd;
+	const struct sroce_sge *sge;
+	u32 num_sge;
+	u64 offset;
+	struct sroce_mr *mr;
+	u64 mr_va;
+	u32 len;
+	bool by_reference;
+};
+/* Below this, copying costs less than taking page references. */
+#define SROCE_ZCOPY_MIN 256
+/*
+ * An skb holding @hdr_len bytes for the caller's headers (at skb->data),
+ * then the payload and its pad: as page fragments followed by a trailer
+ * fragment with room for the ICRC, or copied into the linear part.  A
+ * nonlinear skb carries its ICRC room; sroce_skb_send() adds it to a
+ * linear one.  NULL and *@err: -ENOBUFS, or the SGL's -EACCES, -ERANGE,
+ * -EINVAL (sroce_sgl_walk).
+ */
+struct sk_buff *sroce_skb_payload(struct sroce_dev *sdev, u32 hdr_len,
+				  const struct sroce_payload *p, int *err);
 
 /* A finished IP packet out to the stack, as sroce_skb_send ends (and
  * fault injection's held or duplicated packets go on).  Consumes @skb.
