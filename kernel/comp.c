@@ -138,9 +138,9 @@ static void comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 		comp_fail(qp, IB_WC_BAD_RESP_ERR);
 		return;
 	}
-	err = sroce_sgl_copy(qp->sdev, qp->ib.pd, s->sge, s->wqe.num_sge, offset,
-			     skb->data + pkt->payload_off, pkt->payload_len,
-			     IB_ACCESS_LOCAL_WRITE, SROCE_TO_MR);
+	err = sroce_sgl_copy_skb(qp->sdev, qp->ib.pd, s->sge, s->wqe.num_sge,
+				 offset, skb, pkt->payload_off, pkt->payload_len,
+				 IB_ACCESS_LOCAL_WRITE);
 	if (err) {
 		comp_fail(qp, IB_WC_LOC_PROT_ERR);
 		return;

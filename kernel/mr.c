@@ -488,6 +488,61 @@ int sroce_sgl_copy(struct sroce_dev *sdev, struct ib_pd *pd,
 			      sgl_copy_piece, &c);
 }
 
+struct skb_to_sgl_ctx {
+	struct sroce_dev *sdev;
+	struct ib_pd *pd;
+	const struct sroce_sge *sge;
+	u32 num_sge;
+	u64 offset;
+	int access;
+};
+
+static int skb_piece_to_sgl(void *ctx, const u8 *p, u32 n)
+{
+	struct skb_to_sgl_ctx *c = ctx;
+	int err = sroce_sgl_copy(c->sdev, c->pd, c->sge, c->num_sge, c->offset,
+				 (void *)p, n, c->access, SROCE_TO_MR);
+
+	c->offset += n;
+	return err;
+}
+
+int sroce_sgl_copy_skb(struct sroce_dev *sdev, struct ib_pd *pd,
+		       const struct sroce_sge *sge, u32 num_sge, u64 offset,
+		       const struct sk_buff *skb, u32 skb_off, u32 len,
+		       int access)
+{
+	struct skb_to_sgl_ctx c = { sdev, pd, sge, num_sge, offset, access };
+
+	/* The common case in one call: no per-piece walk of the SGL. */
+	if (skb_off + len <= skb_headlen(skb))
+		return sroce_sgl_copy(sdev, pd, sge, num_sge, offset,
+				      skb->data + skb_off, len, access, SROCE_TO_MR);
+	return sroce_skb_walk(skb, skb_off, len, skb_piece_to_sgl, &c);
+}
+
+struct skb_to_mr_ctx {
+	struct sroce_mr *mr;
+	u64 iova;
+};
+
+static int skb_piece_to_mr(void *ctx, const u8 *p, u32 n)
+{
+	struct skb_to_mr_ctx *c = ctx;
+
+	sroce_mr_copy(c->mr, c->iova, (void *)p, n, SROCE_TO_MR);
+	c->iova += n;
+	return 0;
+}
+
+void sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova,
+		       const struct sk_buff *skb, u32 skb_off, u32 len)
+{
+	struct skb_to_mr_ctx c = { mr, iova };
+
+	sroce_skb_walk(skb, skb_off, len, skb_piece_to_mr, &c);
+}
+
 /* Does the page list cover the length ib_map_mr_sg() reported? */
 static bool sroce_fast_mapped(const struct sroce_mr *mr)
 {

@@ -42,6 +42,79 @@ struct sroce_dev_link {
 static unsigned int sroce_net_id;
 static DEFINE_MUTEX(sroce_net_lock);
 
+/* ---- packet bytes, linear or in page fragments --------------------------- */
+
+int sroce_skb_walk(const struct sk_buff *skb, u32 off, u32 len,
+		   sroce_piece_fn fn, void *ctx)
+{
+	const struct skb_shared_info *sh = skb_shinfo(skb);
+	u32 head = skb_headlen(skb);
+	int i, err;
+
+	if (off < head) {
+		u32 n = min(len, head - off);
+
+		err = fn(ctx, skb->data + off, n);
+		if (err)
+			return err;
+		len -= n;
+	}
+	off = off > head ? off - head : 0;
+	for (i = 0; i < sh->nr_frags && len; i++) {
+		const skb_frag_t *f = &sh->frags[i];
+		u32 size = skb_frag_size(f), at, left;
+
+		if (off >= size) {
+			off -= size;
+			continue;
+		}
+		at = skb_frag_off(f) + off;
+		left = min(len, size - off);
+		len -= left;
+		off = 0;
+		/* A fragment may run over several pages of a compound page. */
+		while (left) {
+			u32 in = offset_in_page(at);
+			u32 n = min_t(u32, left, PAGE_SIZE - in);
+			u8 *va = kmap_local_page(skb_frag_page(f) + (at >> PAGE_SHIFT));
+
+			err = fn(ctx, va + in, n);
+			kunmap_local(va);
+			if (err)
+				return err;
+			at += n;
+			left -= n;
+		}
+	}
+	return len ? -EFAULT : 0;	/* shorter than asked (frag lists) */
+}
+
+static int crc_piece(void *ctx, const u8 *p, u32 n)
+{
+	u32 *st = ctx;
+
+	*st = roce_crc32_update(*st, p, n);
+	return 0;
+}
+
+/*
+ * The ICRC of a packet whose payload is in page fragments (zcopy.c on
+ * the way out, veth or a NIC's page buffers on the way in): the headers
+ * from the linear part, the rest read in place, up to the ICRC's 4 bytes
+ * at the end.  One read of the payload.
+ */
+static u32 icrc_nonlinear(const struct sk_buff *skb, unsigned int ip_len,
+			  bool ipv6)
+{
+	const u8 *udp = skb_transport_header(skb);
+	const u8 *bth = udp + sizeof(struct udphdr);
+	u32 from = bth - skb->data + ROCE_BTH_LEN;
+	u32 st = roce_icrc_begin(skb_network_header(skb), ip_len, ipv6, udp, bth);
+
+	sroce_skb_walk(skb, from, skb->len - ROCE_ICRC_LEN - from, crc_piece, &st);
+	return roce_icrc_finish(st);
+}
+
 /* ---- receive -------------------------------------------------------------- */
 
 static struct sroce_dev *sroce_dev_in_net(struct sroce_net *sn,
@@ -85,14 +158,35 @@ static struct sroce_dev *sroce_rx_dev(struct sroce_net *sn, struct sk_buff *skb)
 	return ndev ? sroce_dev_in_net(sn, ndev) : NULL;
 }
 
+/*
+ * Received packets shorter than this are made linear whole; longer ones
+ * get only their headers (UDP and the longest RoCE header, counted from
+ * the UDP header, where skb->data is when the encap hook runs) pulled.
+ */
+#define SROCE_RX_PULL 256
+static_assert(SROCE_RX_PULL >= sizeof(struct udphdr) + ROCE_MAX_HDR_LEN + ROCE_ICRC_LEN);
+
+/* @skb: data at the UDP header, trimmed to it, headers linear. */
+static bool icrc_ok(const struct sk_buff *skb, unsigned int ip_len, bool ipv6)
+{
+	u8 trailer[ROCE_ICRC_LEN];
+
+	if (!skb_is_nonlinear(skb))
+		return roce_icrc_verify(skb_network_header(skb), ip_len, ipv6,
+					skb->data, skb->len);
+	/* sroce_udp_recv() linearised anything shorter than this. */
+	if (WARN_ON_ONCE(skb->len < SROCE_RX_PULL) ||
+	    skb_copy_bits(skb, skb->len - ROCE_ICRC_LEN, trailer, sizeof(trailer)))
+		return false;
+	return icrc_nonlinear(skb, ip_len, ipv6) == roce_icrc_get(trailer);
+}
+
 void sroce_rx_deliver(struct sroce_dev *sdev, struct sk_buff *skb, bool ipv6)
 {
 	unsigned int ip_len = ipv6 ? sizeof(struct ipv6hdr) : ip_hdrlen(skb);
-	unsigned int udp_len = skb->len;
 	struct roce_pkt_info pkt;
 
-	if (!roce_icrc_verify(skb_network_header(skb), ip_len, ipv6,
-			      skb->data, udp_len)) {
+	if (!icrc_ok(skb, ip_len, ipv6)) {
 		sroce_count(sdev, SROCE_CNT_ICRC_ERRORS, 1);
 		kfree_skb(skb);
 		return;
@@ -120,9 +214,20 @@ static int sroce_udp_recv(struct sock *sk, struct sk_buff *skb)
 	if (!sdev)
 		goto drop;
 
-	/* The ICRC covers the IP header too, so look at one linear packet. */
-	if (skb_linearize(skb))
+	/*
+	 * Headers linear, payload where it is: page fragments (from veth
+	 * carrying a zero-copy packet, or a NIC's page buffers) are read in
+	 * place for the ICRC and copied once, into the MR.  Short packets
+	 * (every one that has no payload to speak of, RDMA FLUSH included:
+	 * roce_icrc_verify() knows rxe's ICRC for it) and frag lists are
+	 * made linear, which costs little there.
+	 */
+	if (skb_has_frag_list(skb) || skb->len < SROCE_RX_PULL) {
+		if (skb_linearize(skb))
+			goto drop;
+	} else if (!pskb_may_pull(skb, SROCE_RX_PULL)) {
 		goto drop;
+	}
 	udp_len = ntohs(udp_hdr(skb)->len);
 	if (udp_len < sizeof(struct udphdr) || udp_len > skb->len)
 		goto malformed;
@@ -339,42 +444,6 @@ static void sroce_push_udp(struct sk_buff *skb, u16 sport)
 	uh->dest = htons(ROCE_V2_UDP_PORT);
 	uh->len = htons(skb->len);
 	uh->check = 0;		/* RoCE v2 senders leave it out; the ICRC covers */
-}
-
-/*
- * The ICRC of a packet whose payload is in page fragments (zcopy.c): the
- * headers from the linear part, each fragment in place, and the trailer
- * (pad, then the ICRC's room) last.  One read of the payload.
- */
-static u32 icrc_nonlinear(struct sk_buff *skb, unsigned int ip_len, bool ipv6)
-{
-	const u8 *udp = skb_transport_header(skb);
-	const u8 *bth = udp + sizeof(struct udphdr);
-	const u8 *lin_end = skb->data + skb_headlen(skb);
-	struct skb_shared_info *sh = skb_shinfo(skb);
-	u32 st = roce_icrc_begin(skb_network_header(skb), ip_len, ipv6, udp, bth);
-	int i;
-
-	st = roce_crc32_update(st, bth + ROCE_BTH_LEN, lin_end - bth - ROCE_BTH_LEN);
-	for (i = 0; i < sh->nr_frags; i++) {
-		skb_frag_t *f = &sh->frags[i];
-		u32 len = skb_frag_size(f) - (i == sh->nr_frags - 1 ? ROCE_ICRC_LEN : 0);
-		u32 off = skb_frag_off(f);
-		struct page *page = skb_frag_page(f);
-
-		/* A fragment may run over several pages of a compound page. */
-		while (len) {
-			u32 in = offset_in_page(off);
-			u32 n = min_t(u32, len, PAGE_SIZE - in);
-			u8 *va = kmap_local_page(page + (off >> PAGE_SHIFT));
-
-			st = roce_crc32_update(st, va + in, n);
-			kunmap_local(va);
-			off += n;
-			len -= n;
-		}
-	}
-	return roce_icrc_finish(st);
 }
 
 /* The ICRC goes last: every header it covers is final by now. */

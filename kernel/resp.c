@@ -157,11 +157,10 @@ static void resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 			     0, grh, sizeof(grh), IB_ACCESS_LOCAL_WRITE,
 			     SROCE_TO_MR);
 	if (!err)
-		err = sroce_sgl_copy(qp->sdev, qp->ib.pd, qp->rwqe.sge,
-				     qp->rwqe.num_sge, sizeof(grh),
-				     skb->data + pkt->payload_off,
-				     pkt->payload_len, IB_ACCESS_LOCAL_WRITE,
-				     SROCE_TO_MR);
+		err = sroce_sgl_copy_skb(qp->sdev, qp->ib.pd, qp->rwqe.sge,
+					 qp->rwqe.num_sge, sizeof(grh), skb,
+					 pkt->payload_off, pkt->payload_len,
+					 IB_ACCESS_LOCAL_WRITE);
 	if (err) {
 		wc.status = err == -EINVAL ? IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
 		wc.wc_flags = 0;
@@ -245,7 +244,7 @@ static u8 resp_check_reth(struct sroce_qp *qp, const struct roce_reth *reth,
 
 /* Copies a WRITE packet's payload to @range, checked again (the MR may be gone). */
 static u8 resp_write_data(struct sroce_qp *qp, const struct roce_reth *range,
-			  const void *data)
+			  const struct sk_buff *skb, u32 skb_off)
 {
 	enum roce_access_verdict v;
 	struct sroce_mr *mr;
@@ -254,7 +253,7 @@ static u8 resp_write_data(struct sroce_qp *qp, const struct roce_reth *range,
 	rcu_read_lock();
 	v = resp_resolve(qp, range, ROCE_ACCESS_REMOTE_WRITE, &mr, &mr_va);
 	if (mr)
-		sroce_mr_copy(mr, mr_va, (void *)data, range->len, SROCE_TO_MR);
+		sroce_mr_copy_skb(mr, mr_va, skb, skb_off, range->len);
 	rcu_read_unlock();
 	return v == ROCE_ACCESS_OK ? 0 : roce_access_nak(v);
 }
@@ -295,9 +294,10 @@ static u8 resp_send_data(struct sroce_qp *qp, struct sk_buff *skb,
 	if (!(flags & ROCE_OPF_LAST) && pkt->payload_len != qp->mtu)
 		return ROCE_NAK_INVALID_REQ;
 
-	err = sroce_sgl_copy(qp->sdev, qp->ib.pd, qp->rwqe.sge, qp->rwqe.num_sge,
-			     qp->recv_offset, skb->data + pkt->payload_off,
-			     pkt->payload_len, IB_ACCESS_LOCAL_WRITE, SROCE_TO_MR);
+	err = sroce_sgl_copy_skb(qp->sdev, qp->ib.pd, qp->rwqe.sge,
+				 qp->rwqe.num_sge, qp->recv_offset, skb,
+				 pkt->payload_off, pkt->payload_len,
+				 IB_ACCESS_LOCAL_WRITE);
 	if (err) {
 		resp_recv_error(qp, err, psn, rc);
 		return RESP_HANDLED;
@@ -356,7 +356,7 @@ static u8 resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 	nak = resp_write_data(qp, &(struct roce_reth){ .va = qp->write_va,
 						       .rkey = qp->write_rkey,
 						       .len = pkt->payload_len },
-			      skb->data + pkt->payload_off);
+			      skb, pkt->payload_off);
 	if (nak)
 		return nak;
 	qp->write_va += pkt->payload_len;
@@ -555,7 +555,8 @@ static u8 resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
 		return ROCE_NAK_INVALID_REQ;
 	if (!roce_rd_make_room(&qp->rd_res, qp->max_dest_rd_atomic))
 		return ROCE_NAK_INVALID_REQ;	/* peer broke its limit */
-	memcpy(&val, skb->data + pkt->payload_off, sizeof(val));
+	if (skb_copy_bits(skb, pkt->payload_off, &val, sizeof(val)))
+		return ROCE_NAK_INVALID_REQ;	/* parse said 8 bytes: cannot happen */
 
 	rcu_read_lock();
 	found = sroce_rkey_lookup(qp, pkt->reth.rkey, &t);

@@ -342,6 +342,17 @@ typedef int (*sroce_sgl_piece_fn)(struct sroce_mr *mr, u64 addr, u32 n,
 int sroce_sgl_walk(struct sroce_dev *sdev, struct ib_pd *pd,
 		   const struct sroce_sge *sge, u32 num_sge, u64 offset,
 		   u32 len, int access, sroce_sgl_piece_fn piece, void *ctx);
+/*
+ * sroce_sgl_copy(..., SROCE_TO_MR) of the @len bytes at @skb_off (from
+ * skb->data) of a received packet, linear or not.
+ */
+int sroce_sgl_copy_skb(struct sroce_dev *sdev, struct ib_pd *pd,
+		       const struct sroce_sge *sge, u32 num_sge, u64 offset,
+		       const struct sk_buff *skb, u32 skb_off, u32 len,
+		       int access);
+/* sroce_mr_copy(..., SROCE_TO_MR) of the same, to a checked MR range. */
+void sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova,
+		       const struct sk_buff *skb, u32 skb_off, u32 len);
 
 struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access);
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
@@ -596,6 +607,16 @@ struct sroce_payload {
  */
 struct sk_buff *sroce_skb_payload(struct sroce_dev *sdev, u32 hdr_len,
 				  const struct sroce_payload *p, int *err);
+
+/*
+ * Calls @fn on each contiguous piece of @len bytes at @off (from
+ * skb->data) of @skb: its linear part, then its page fragments, mapped
+ * one page at a time.  @fn's error ends the walk; -EFAULT if @skb is
+ * shorter (frag lists are not walked).
+ */
+typedef int (*sroce_piece_fn)(void *ctx, const u8 *p, u32 n);
+int sroce_skb_walk(const struct sk_buff *skb, u32 off, u32 len,
+		   sroce_piece_fn fn, void *ctx);
 
 /* A finished IP packet out to the stack, as sroce_skb_send ends (and
  * fault injection's held or duplicated packets go on).  Consumes @skb.
