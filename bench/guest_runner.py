@@ -386,6 +386,10 @@ def run_phase(workloads, s, log):
                 run_one(w, device, rnd, s, log)
 
 
+# rep movsb (erms, fsrm) for copies; PCLMULQDQ / AVX-512 for the ICRC.
+DATA_PATH_FLAGS = {"erms", "fsrm", "pclmulqdq", "avx512f", "vpclmulqdq"}
+
+
 def describe_guest():
     def read(p):
         with open(p) as f:
@@ -398,7 +402,12 @@ def describe_guest():
             "veth_mtu": int(read("/sys/class/net/veth0/mtu")),
             "roce_active_mtu": mtu.strip(),
             "clocksource": read("/sys/devices/system/clocksource/clocksource0/"
-                                "current_clocksource")}
+                                "current_clocksource"),
+            # What decides the copy and CRC code the kernel picks.
+            "cpu_flags": sorted(DATA_PATH_FLAGS & set(re.search(
+                r"^flags\s*:(.*)$", read("/proc/cpuinfo"), re.M)[1].split())),
+            "crc_engine": read("/sys/module/sroce/parameters/crc_engine")
+            if os.path.exists("/sys/module/sroce/parameters/crc_engine") else "?"}
 
 
 def main():

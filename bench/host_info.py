@@ -37,6 +37,8 @@ def main():
         "cpu": "%s (%d host CPUs)" % (cpu.group(1) if cpu else "?",
                                       len(re.findall(r"^processor", cpuinfo, re.M))),
         "qemu": (re.search(r"version (\S+)", qemu) or [None, "?"])[1],
+        # scripts/lib.sh exports the model vm-run boots with.
+        "guest_cpu": os.environ.get("SROCE_GUEST_CPU", "?"),
         "load": "%s before, %s after" % (
             sys.argv[1], " ".join(open("/proc/loadavg").read().split()[:3])),
     }))

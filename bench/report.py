@@ -156,12 +156,15 @@ def markdown(meta, host, s, kernel_problems):
          "`scripts/bench` (about 15 minutes on an idle host, far longer on a "
          "busy one) or `scripts/bench --quick`." % (
              host.get("date"), host.get("commit")), "",
-         "Guest: qemu %s TCG (no KVM) on %s, %d vCPUs, %d MiB, Debian kernel %s, "
+         "Guest: qemu %s TCG (no KVM) on %s, CPU model `%s` (of the copy and "
+         "CRC flags the guest sees: %s; ICRC engine: %s), %d vCPUs, %d MiB, Debian kernel %s, "
          "veth MTU %d (RoCE active MTU %s), clocksource %s.  %d round(s), devices "
          "alternating, medians shown.  Host load average %s: TCG guests share "
          "the host's cores with whatever else runs, so absolute figures drift "
          "with it; ratios from one run are what to compare." % (
-             host.get("qemu", "?"), host.get("cpu", "?"), g["cpus"], g["mem_mib"],
+             host.get("qemu", "?"), host.get("cpu", "?"), host.get("guest_cpu", "?"),
+             " ".join(g.get("cpu_flags", [])) or "none", g.get("crc_engine", "?"),
+             g["cpus"], g["mem_mib"],
              g["kernel"], g["veth_mtu"], g["roce_active_mtu"], g["clocksource"],
              s.rounds(), host.get("load", "?")), "",
          ] + (["**Note:** " + host["note"], ""] if host.get("note") else []) + [

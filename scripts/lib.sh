@@ -27,6 +27,10 @@ sroce_kernel_version() {
 	echo "$best"
 }
 
+# The guest's qemu CPU model (scripts/vm-run --cpu; scripts/bench
+# records it).  See README, "The guest's CPU model", for why this one.
+export SROCE_GUEST_CPU=${SROCE_GUEST_CPU:-max,-erms,-fsrm}
+
 # Cached release roots (scripts/distro-root), outside the work tree.
 SROCE_CACHE=${SROCE_CACHE:-/var/cache/sroce}
 
