@@ -79,3 +79,29 @@ def test_flush_from_rxe(guest, gids):
     print(r.output)
     assert not r.timed_out, r
     assert r.rc == 0 and "0 checks failed" in r.stdout, r
+
+
+@pytest.mark.parametrize("engine", ["table", "pclmul"])
+def test_icrc_engines_agree_with_rxe(guest, gids, engine):
+    """Each of sroce's CRC engines (crc_engine) computes the ICRC rxe
+    computes with the kernel's own crc32: 64 KiB ping-pongs, checked by
+    the application, sroce's zero-copy fragments included, both ways."""
+    param = "/sys/module/sroce/parameters/crc_engine"
+    flags = guest.run("grep -m1 '^flags' /proc/cpuinfo", check=True).stdout.split()
+    if engine == "pclmul" and "pclmulqdq" not in flags:
+        pytest.skip("the guest CPU model has no PCLMULQDQ")
+    guest.run("echo %s > %s" % (engine, param), check=True)
+    try:
+        assert guest.run("cat " + param, check=True).stdout.strip() == engine
+        for server, client in (("sroce1", "rxe0"), ("rxe0", "sroce1")):
+            s_ns, c_ns = ("peer", "") if server == "sroce1" else (None, "ip netns exec peer ")
+            rc, out = run_pair(
+                guest,
+                "ibv_rc_pingpong -d %s -g %d -s 65536 -n 50 -c" % (server, gids[server]),
+                "%sibv_rc_pingpong -d %s -g %d -s 65536 -n 50 -c %s"
+                % (c_ns, client, gids[client],
+                   SERVER_IP if server == "sroce1" else CLIENT_IP),
+                server_ns=s_ns)
+            assert rc == 0, out
+    finally:
+        guest.run("echo avx512 > " + param, check=True)
