@@ -159,12 +159,25 @@ static struct sroce_dev *sroce_rx_dev(struct sroce_net *sn, struct sk_buff *skb)
 }
 
 /*
- * Received packets shorter than this are made linear whole; longer ones
- * get only their headers (UDP and the longest RoCE header, counted from
- * the UDP header, where skb->data is when the encap hook runs) pulled.
+ * Received packets shorter than this are made linear whole (it costs
+ * little there); longer ones get only their headers pulled.
  */
-#define SROCE_RX_PULL 256
-static_assert(SROCE_RX_PULL >= sizeof(struct udphdr) + ROCE_MAX_HDR_LEN + ROCE_ICRC_LEN);
+#define SROCE_RX_LINEAR_BELOW 256
+
+/*
+ * Makes the UDP header and the packet's RoCE headers (as long as its
+ * opcode says) linear, pulling no payload: our own packets arrive with
+ * exactly that much in the linear part, so this costs nothing for them.
+ * False if the packet is shorter than that.  @skb: data at the UDP header.
+ */
+static bool pull_headers(struct sk_buff *skb)
+{
+	unsigned int at = sizeof(struct udphdr);
+
+	if (!pskb_may_pull(skb, at + ROCE_BTH_LEN))
+		return false;
+	return pskb_may_pull(skb, at + roce_opcode_get(skb->data[at])->hdr_len);
+}
 
 /* @skb: data at the UDP header, trimmed to it, headers linear. */
 static bool icrc_ok(const struct sk_buff *skb, unsigned int ip_len, bool ipv6)
@@ -174,8 +187,8 @@ static bool icrc_ok(const struct sk_buff *skb, unsigned int ip_len, bool ipv6)
 	if (!skb_is_nonlinear(skb))
 		return roce_icrc_verify(skb_network_header(skb), ip_len, ipv6,
 					skb->data, skb->len);
-	/* sroce_udp_recv() linearised anything shorter than this. */
-	if (WARN_ON_ONCE(skb->len < SROCE_RX_PULL) ||
+	/* Linear through the BTH (pull_headers), at least 256 bytes long. */
+	if (skb->len < sizeof(struct udphdr) + ROCE_BTH_LEN + ROCE_ICRC_LEN ||
 	    skb_copy_bits(skb, skb->len - ROCE_ICRC_LEN, trailer, sizeof(trailer)))
 		return false;
 	return icrc_nonlinear(skb, ip_len, ipv6) == roce_icrc_get(trailer);
@@ -222,17 +235,17 @@ static int sroce_udp_recv(struct sock *sk, struct sk_buff *skb)
 	 * roce_icrc_verify() knows rxe's ICRC for it) and frag lists are
 	 * made linear, which costs little there.
 	 */
-	if (skb_has_frag_list(skb) || skb->len < SROCE_RX_PULL) {
-		if (skb_linearize(skb))
-			goto drop;
-	} else if (!pskb_may_pull(skb, SROCE_RX_PULL)) {
-		goto drop;
-	}
 	udp_len = ntohs(udp_hdr(skb)->len);
 	if (udp_len < sizeof(struct udphdr) || udp_len > skb->len)
 		goto malformed;
 	if (pskb_trim(skb, udp_len))	/* Ethernet padding */
 		goto drop;
+	if (skb_has_frag_list(skb) || skb->len < SROCE_RX_LINEAR_BELOW) {
+		if (skb_linearize(skb))
+			goto drop;
+	} else if (!pull_headers(skb)) {
+		goto malformed;
+	}
 	if (ipv6 && ipv6_hdr(skb)->nexthdr != IPPROTO_UDP)
 		goto malformed;		/* extension headers: not RoCE v2 */
 	if (sroce_fault_on(&sdev->fault) &&
