@@ -118,6 +118,7 @@ static int attach_piece(struct sroce_mr *mr, u64 addr, u32 n, void *skb)
 static int attach_trailer(struct sk_buff *skb, u32 pad)
 {
 	int i = skb_shinfo(skb)->nr_frags;
+	struct page *page;
 	void *t;
 
 	if (i >= MAX_SKB_FRAGS)
@@ -126,8 +127,8 @@ static int attach_trailer(struct sk_buff *skb, u32 pad)
 	if (!t)
 		return -ENOMEM;
 	memset(t, 0, pad + ROCE_ICRC_LEN);
-	skb_fill_page_desc(skb, i, virt_to_head_page(t),
-			   t - page_address(virt_to_head_page(t)),
+	page = virt_to_head_page(t);
+	skb_fill_page_desc(skb, i, page, t - page_address(page),
 			   pad + ROCE_ICRC_LEN);
 	skb->len += pad + ROCE_ICRC_LEN;
 	skb->data_len += pad + ROCE_ICRC_LEN;

@@ -77,8 +77,9 @@ void BM_crc32_copy(benchmark::State &st)
 	bytes_done(st, n);
 }
 
-// The same two with the fold engine turned off: what a CPU without
-// PCLMULQDQ (or a context that may not borrow the FPU) pays.
+// The same two with the CRC engine capped: tables only (what a CPU without
+// PCLMULQDQ, or a context that may not borrow the FPU, pays) and
+// PCLMULQDQ's 16-byte registers only (a CPU without AVX-512).
 struct EngineCap {
 	explicit EngineCap(int e) { roce_crc32_host_engine = e; }
 	~EngineCap() { roce_crc32_host_engine = ROCE_CRC32_ENGINE_WIDE; }
@@ -96,7 +97,6 @@ void BM_crc32_copy_tables(benchmark::State &st)
 	BM_crc32_copy(st);
 }
 
-// PCLMULQDQ alone, 16 bytes per register: CPUs without AVX-512.
 void BM_crc32_pclmul(benchmark::State &st)
 {
 	EngineCap cap(ROCE_CRC32_ENGINE_PCLMUL);
