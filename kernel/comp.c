@@ -236,6 +236,15 @@ static void comp_aeth(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	if (roce_aeth_value(syn) == (ROCE_NAK_PSN_SEQ_ERR & ROCE_AETH_VALUE_MASK)) {
 		sroce_count(qp->sdev, SROCE_CNT_SEQ_ERR_RCVD, 1);
 		comp_ack_through(qp, psn_sub(psn, 1));
+		/*
+		 * A rewind to this PSN is already owed (an RNR wait, or an
+		 * earlier NAK not yet acted on): the same gap told twice costs
+		 * one retry.  rxe's responder NAKs the requests in flight
+		 * behind every RNR NAK like this.
+		 */
+		if (psn == qp->comp_psn &&
+		    (qp->rnr_wait || test_bit(0, &qp->need_retransmit)))
+			return;
 		if (!roce_retry_consume(&qp->retry_left)) {
 			comp_fail(qp, IB_WC_RETRY_EXC_ERR);
 			return;

@@ -55,8 +55,10 @@ static void resp_nak(struct sroce_qp *qp, u32 psn, u8 nak)
 	resp_send(qp, ROCE_OP_RC_ACK, psn, nak, NULL);
 }
 
+/* RC only: the request at @psn (ePSN) waits for a receive WQE. */
 static void resp_rnr_nak(struct sroce_qp *qp, u32 psn)
 {
+	roce_resp_rnr(&qp->seq);
 	sroce_count(qp->sdev, SROCE_CNT_RNR_NAK_SENT, 1);
 	resp_send(qp, ROCE_OP_RC_ACK, psn,
 		  roce_aeth_rnr_syndrome(qp->min_rnr_timer), NULL);

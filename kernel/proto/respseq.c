@@ -66,6 +66,16 @@ void roce_resp_done(struct roce_resp_seq *s, u32 flags, u32 npsn)
 	s->epsn = psn_add(s->epsn, npsn ? npsn : 1);
 }
 
+void roce_resp_rnr(struct roce_resp_seq *s)
+{
+	/*
+	 * Not a sequence NAK for what follows: each one would cost the
+	 * requester a transport retry per RNR wait, so a receiver that is
+	 * merely slow would fail a QP whose RNR retries are infinite.
+	 */
+	s->nak_pending = true;
+}
+
 void roce_resp_uc_lost(struct roce_resp_seq *s, u32 psn)
 {
 	s->uc_drop = true;

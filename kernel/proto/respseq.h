@@ -24,7 +24,8 @@ ROCE_EXTERN_C_BEGIN
 struct roce_resp_seq {
 	u32 epsn;		/* the PSN the next request must carry */
 	u8 msg;			/* enum roce_msg_in_progress */
-	bool nak_pending;	/* RC: this gap's sequence NAK went out */
+	bool nak_pending;	/* RC: a NAK for ePSN (sequence or RNR) went
+				 * out; drop what is ahead until ePSN comes */
 	bool uc_drop;		/* UC: dropping up to the next FIRST */
 };
 
@@ -48,6 +49,10 @@ enum roce_resp_verdict roce_resp_admit(struct roce_resp_seq *s, bool rc,
 /* The request roce_resp_admit() let through was carried out; it took
  * @npsn PSNs (a READ request takes one per response packet). */
 void roce_resp_done(struct roce_resp_seq *s, u32 flags, u32 npsn);
+
+/* RC: the request at ePSN was answered with an RNR NAK (no receive
+ * posted); it was not carried out. */
+void roce_resp_rnr(struct roce_resp_seq *s);
 
 /* UC: the request at @psn could not be carried out (no receive buffer,
  * a bad key, a bad length): its message is lost. */

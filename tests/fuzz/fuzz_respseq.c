@@ -12,12 +12,14 @@
  *               as an absolute PSN instead (anywhere in the space)
  *     how       bits 0-1: a READ's extra PSNs; bit 2: its execution
  *               fails (RC: the QP fails and is brought back to RTR;
- *               UC: the message is lost)
+ *               UC: the message is lost); bit 3 without bit 2, RC:
+ *               no receive WQE, answered with an RNR NAK
  *
  * The oracle is the rule each verdict must follow: only ePSN executes on
  * RC, and only in sequence; duplicates lie behind ePSN and gaps ahead of
- * it, and neither moves anything; one NAK per gap; UC never NAKs, answers
- * no duplicates, and executes out of order only a FIRST.
+ * it, and neither moves anything; one NAK per gap (an RNR NAK counts);
+ * UC never NAKs, answers no duplicates, and executes out of order only a
+ * FIRST.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -40,7 +42,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
 	struct roce_resp_seq s;
-	bool rc, naked = false;
+	bool rc, rnr, naked = false;
 	size_t at = 4;
 
 	if (size < 4)
@@ -72,7 +74,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		npsn = (flags & ROCE_OPF_READ_REQ) ? 1 + (how & 3) : 1;
 
 		v = roce_resp_admit(&s, rc, psn, flags);
-		if (v == ROCE_RESP_EXECUTE) {
+		rnr = rc && v == ROCE_RESP_EXECUTE && (how & 12) == 8;
+		if (rnr) {
+			roce_resp_rnr(&s);	/* no receive WQE */
+		} else if (v == ROCE_RESP_EXECUTE) {
 			if (!(how & 4))
 				roce_resp_done(&s, flags, npsn);
 			else if (!rc)
@@ -85,7 +90,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			case ROCE_RESP_EXECUTE:
 				CHECK(psn == b.epsn);
 				CHECK(roce_opseq_ok(b.msg, flags));
-				CHECK(how & 4 || s.epsn == psn_add(psn, npsn));
+				CHECK(how & 4 || rnr || s.epsn == psn_add(psn, npsn));
+				CHECK(!rnr || (s.epsn == b.epsn && s.msg == b.msg));
 				break;
 			case ROCE_RESP_DUPLICATE:
 				CHECK(psn_before(psn, b.epsn));
@@ -107,7 +113,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			if (v != ROCE_RESP_EXECUTE)
 				CHECK(s.epsn == b.epsn && s.msg == b.msg);
 			if (psn == b.epsn)
-				naked = false;
+				naked = rnr;	/* an RNR NAK quiets the gap too */
 			if (v == ROCE_RESP_INVALID || (v == ROCE_RESP_EXECUTE && how & 4)) {
 				/* The QP fails; the consumer brings it back. */
 				roce_resp_seq_init(&s, psn_add(psn, 1000));

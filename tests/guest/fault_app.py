@@ -9,6 +9,11 @@ loopback on one device, with the fault rule installed once the QPs exist
     fault_app.py ud DEV GID COUNT [RULE]
         COUNT numbered UD sends alternately to receivers A and B.  -> JSON:
         the numbers each received, the rule's listing
+    fault_app.py late_recv REQ_DEV REQ_GID RESP_DEV RESP_GID COUNT SIZE LATE_MS
+        a receiver that falls behind: COUNT SENDs of SIZE bytes posted at
+        once, the receives only LATE_MS later and then one per millisecond,
+        RNR retries infinite.  -> JSON: sends and receives that completed
+        successfully, the first failed completion, whether all data matched
     fault_app.py events DEV
         prints the device's async events as they come, until a port that
         went down is back up (run it under timeout(1))
@@ -81,7 +86,7 @@ def rc_qp(pd, cq, depth):
     return QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq, cap=cap), attr)
 
 
-def rc_connect(ctx, qp, remote_qpn, gid_index, rnr_retry):
+def rc_connect(ctx, qp, remote_qpn, gid_index, rnr_retry, dgid=None):
     attr = QPAttr(port_num=1)
     attr.path_mtu = e.IBV_MTU_1024
     attr.dest_qp_num = remote_qpn
@@ -93,7 +98,8 @@ def rc_connect(ctx, qp, remote_qpn, gid_index, rnr_retry):
     attr.timeout = 14               # ~67 ms
     attr.retry_cnt = 7
     attr.rnr_retry = rnr_retry
-    gr = GlobalRoute(dgid=ctx.query_gid(1, gid_index), sgid_index=gid_index)
+    gr = GlobalRoute(dgid=dgid or ctx.query_gid(1, gid_index),
+                     sgid_index=gid_index)
     attr.ah_attr = AHAttr(port_num=1, is_global=1, gr=gr)
     qp.to_rts(attr)
 
@@ -137,6 +143,48 @@ def cmd_rc(dev, gid_index, op, iters, size, rule="", rnr_retry=7):
         verified += 1
     print(json.dumps({"verified": verified, "failed": failed,
                       "faults": listing_and_clear(dev, rule)}))
+
+
+def poll_all(cq, count, seconds=60):
+    """Up to COUNT completions within SECONDS."""
+    wcs, deadline = [], time.monotonic() + seconds
+    while len(wcs) < count and time.monotonic() < deadline:
+        n, got = cq.poll(count - len(wcs))
+        wcs.extend(got[:n])
+        if not n:
+            time.sleep(0.0005)
+    return wcs
+
+
+def cmd_late_recv(req_dev, req_gid, resp_dev, resp_gid, count, size, late_ms):
+    """Each SEND that finds no receive is answered with an RNR NAK while the
+    SENDs behind it are already on the wire; with rnr_retry 7 the
+    requester waits as long as it takes, so every SEND must arrive."""
+    ctx, tctx = Context(name=req_dev), Context(name=resp_dev)
+    pd, tpd = PD(ctx), PD(tctx)
+    cq, tcq = CQ(ctx, count), CQ(tctx, count)
+    qp, tqp = rc_qp(pd, cq, count), rc_qp(tpd, tcq, count)
+    rc_connect(ctx, qp, tqp.qp_num, req_gid, 7, tctx.query_gid(1, resp_gid))
+    rc_connect(tctx, tqp, qp.qp_num, resp_gid, 7, ctx.query_gid(1, req_gid))
+    src = MR(pd, count * size, REMOTE_ALL)
+    dst = MR(tpd, count * size, REMOTE_ALL)
+    data = b"".join(pattern(i, size) for i in range(count))
+    src.write(data, len(data))
+    dst.write(bytes(len(data)), len(data))
+    for i in range(count):
+        qp.post_send(SendWR(opcode=e.IBV_WR_SEND, num_sge=1,
+                            sg=[SGE(src.buf + i * size, size, src.lkey)]))
+    time.sleep(late_ms / 1000.0)
+    for i in range(count):
+        tqp.post_recv(RecvWR(num_sge=1, sg=[SGE(dst.buf + i * size, size, dst.lkey)]))
+        time.sleep(0.001)
+    sent, received = poll_all(cq, count), poll_all(tcq, count)
+    bad = [wc for wc in sent + received if wc.status != e.IBV_WC_SUCCESS]
+    print(json.dumps({
+        "sent": len(sent) - sum(wc.status != e.IBV_WC_SUCCESS for wc in sent),
+        "received": len(received) - sum(wc.status != e.IBV_WC_SUCCESS for wc in received),
+        "failed": status_of(bad[0]) if bad else None,
+        "data_ok": dst.read(len(data), 0) == data}))
 
 
 def ud_qp(pd, cq, depth):
@@ -211,6 +259,9 @@ def main(argv):
                *(argv[7:8]), *(int(a) for a in argv[8:9]))
     elif cmd == "ud":
         cmd_ud(argv[2], int(argv[3]), int(argv[4]), *argv[5:6])
+    elif cmd == "late_recv":
+        cmd_late_recv(argv[2], int(argv[3]), argv[4], int(argv[5]),
+                      *(int(a) for a in argv[6:9]))
     elif cmd == "events":
         cmd_events(argv[2])
     else:

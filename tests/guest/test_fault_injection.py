@@ -220,6 +220,18 @@ def test_rnr_naks_are_retried(guest, gids):
     assert res["verified"] == 0 and res["failed"] == "IBV_WC_RNR_RETRY_EXC_ERR", res
 
 
+def test_a_receiver_that_falls_behind(guest, gids):
+    """No fault rule: the receiver posts its receives 200 ms after 32
+    four-packet SENDs, then one per millisecond.  Every SEND meets RNR
+    NAKs while the ones behind it are in flight; those cost no transport
+    retry (retry_cnt is 7, rnr_retry infinite), so all 32 arrive intact."""
+    before = link_counters(guest, "sroce0")
+    res = app(guest, "late_recv", "sroce0", gids[0], "sroce0", gids[0], 32, 4096, 200)
+    d = counters_delta(guest, before)
+    assert res == {"sent": 32, "received": 32, "failed": None, "data_ok": True}, (res, d)
+    assert d["rnr_nak_rcvd"] >= 1, d
+
+
 def test_access_naks_fail_the_request(guest, gids):
     """A remote-access NAK for the target QP's first WRITE: the requester's
     completion says REM_ACCESS_ERR, as for a bad R_Key."""

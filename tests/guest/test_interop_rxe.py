@@ -1,6 +1,7 @@
 """Interop with the kernel's own Soft-RoCE: rxe0 on veth0 (initial
 namespace) <-> sroce1 on veth1 (namespace peer).  rxe and sroce share no
 code, so a passing run proves our packets are real RoCE v2."""
+import json
 import os
 
 import pytest
@@ -61,6 +62,21 @@ def test_atomic_write_with_rxe(guest, gids, requester, responder):
     print(r.output)
     assert not r.timed_out, r
     assert r.rc == 0 and "0 checks failed" in r.stdout, r
+
+
+@pytest.mark.parametrize("requester,responder", [("sroce1", "rxe0"), ("rxe0", "sroce1")])
+def test_receiver_that_falls_behind_with_rxe(guest, gids, requester, responder):
+    """tests/guest/fault_app.py late_recv each way: the receiver posts late,
+    so SENDs meet RNR NAKs with more of them in flight.  rxe's responder
+    also NAKs those with a PSN sequence error, once per RNR wait: the
+    requester must not spend a transport retry on a rewind the RNR wait
+    already owes, or a slow receiver fails the QP."""
+    app = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fault_app.py")
+    r = guest.run("python3 %s late_recv %s %d %s %d 32 4096 200" % (
+        app, requester, gids[requester], responder, gids[responder]), timeout=180)
+    assert r.rc == 0, r
+    res = json.loads(r.stdout.strip().splitlines()[-1])
+    assert res == {"sent": 32, "received": 32, "failed": None, "data_ok": True}, res
 
 
 def test_flush_from_rxe(guest, gids):

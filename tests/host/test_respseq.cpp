@@ -73,6 +73,26 @@ TEST(RespSeq, RcGapIsNakedOnceThenDroppedUntilEpsnComes)
 	EXPECT_EQ(r.rx(kSendOnly, 21), ROCE_RESP_DROP);
 }
 
+// A receiver not ready: the RNR NAK names ePSN, and the requests already
+// in flight behind it are dropped quietly.  A sequence NAK for them would
+// make the requester spend a transport retry on every RNR wait, and a slow
+// receiver would fail a QP whose RNR retries are infinite.
+TEST(RespSeq, RcRequestsBehindAnRnrNakAreDroppedQuietly)
+{
+	Responder r(true, 10);
+
+	ASSERT_EQ(roce_resp_admit(&r.seq, true, 10, flags_of(kSendOnly)),
+		  ROCE_RESP_EXECUTE);
+	roce_resp_rnr(&r.seq);		// no receive posted: not carried out
+	EXPECT_EQ(r.seq.epsn, 10u);
+	EXPECT_EQ(r.rx(kSendOnly, 11), ROCE_RESP_DROP);
+	EXPECT_EQ(r.rx(kSendOnly, 12), ROCE_RESP_DROP);
+	EXPECT_EQ(r.rx(kSendOnly, 9), ROCE_RESP_DUPLICATE);
+	// The retry of ePSN ends the quiet; the next gap is NAKed again.
+	EXPECT_EQ(r.rx(kSendOnly, 10), ROCE_RESP_EXECUTE);
+	EXPECT_EQ(r.rx(kSendOnly, 12), ROCE_RESP_NAK_PSN);
+}
+
 TEST(RespSeq, RcDuplicatesChangeNothing)
 {
 	Responder r(true, 10);
