@@ -253,6 +253,7 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	xa_init_flags(&sdev->srqs, XA_FLAGS_ALLOC1);
 	sroce_cc_dev_init(sdev);
 	sroce_fault_dev_init(sdev);
+	sroce_rx_steer_init(sdev);
 
 	mutex_lock(&sroce_devices_lock);
 	list_add_tail(&sdev->node, &sroce_devices);
@@ -289,6 +290,7 @@ void sroce_dealloc_driver(struct ib_device *ib)
 	/* Unregistered: no notifier finds the device to queue it again. */
 	cancel_work_sync(&sdev->gid_rescan);
 	sroce_net_detach(sdev);
+	sroce_rx_steer_exit(sdev);
 	sroce_fault_dev_remove(sdev);
 	WARN_ON(!xa_empty(&sdev->qps) || !xa_empty(&sdev->mrs) ||
 		!xa_empty(&sdev->ahs) || !xa_empty(&sdev->srqs));

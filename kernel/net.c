@@ -251,7 +251,8 @@ static int sroce_udp_recv(struct sock *sk, struct sk_buff *skb)
 	if (sroce_fault_on(&sdev->fault) &&
 	    sroce_fault_rx(sdev, skb, ipv6) == SROCE_FAULT_TAKEN)
 		goto out;
-	sroce_rx_deliver(sdev, skb, ipv6);
+	if (!sroce_rx_steer(sdev, skb))
+		sroce_rx_deliver(sdev, skb, ipv6);
 out:
 	rcu_read_unlock();
 	return 0;

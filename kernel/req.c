@@ -738,8 +738,10 @@ bool sroce_send_engine(struct sroce_qp *qp)
 
 	for (;;) {
 		bool did, sleep;
+		int before;
 
 		did = sroce_resp_send_reads(qp, &budget);
+		before = budget;
 		spin_lock_bh(&qp->sq_lock);
 		if (sq_fetch(qp, budget) < 0) {
 			/* A corrupt ring: no completion can tell about it. */
@@ -753,7 +755,16 @@ bool sroce_send_engine(struct sroce_qp *qp)
 		}
 		if (did && qp->user)
 			sroce_sq_worked(qp);
+		/*
+		 * The packets just sent to a device of this host are received
+		 * when sq_lock drops.  After a burst (more than one packet, or
+		 * more to send) that is done on another CPU (rxsteer.c); a lone
+		 * packet is received here.
+		 */
+		sroce_rx_steer_burst(before - budget > 1 || budget <= 0 ||
+				     qp->req_cur != qp->fetch);
 		spin_unlock_bh(&qp->sq_lock);
+		sroce_rx_steer_burst(false);
 		if (budget <= 0)
 			return true;	/* more to do: let others run first */
 		if (did)

@@ -108,6 +108,7 @@ enum sroce_counter {
 	SROCE_CNT_LINK_DOWNED,		/* port ACTIVE -> DOWN transitions */
 	SROCE_CNT_TX_ZCOPY_BYTES,	/* payload sent from registered memory */
 	SROCE_CNT_TX_COPIED_BYTES,	/* payload copied into packets */
+	SROCE_CNT_RX_STEERED,		/* received on another CPU (rxsteer.c) */
 	/* Fault injection (fault.c): what the rules did. */
 	SROCE_CNT_FAULT_DROP,
 	SROCE_CNT_FAULT_DELAY,
@@ -185,6 +186,7 @@ struct sroce_dev {
 	atomic64_t counters[SROCE_CNT_NUM];
 	struct sroce_cc_dev cc;
 	struct sroce_fault_dev fault;
+	struct sroce_rx_steer __percpu *rx_steer;	/* rxsteer.c; may be NULL */
 };
 
 /*
@@ -626,6 +628,12 @@ int sroce_ip_out(struct sk_buff *skb, bool ipv6);
  * trimmed to it.  Consumes @skb.  Under rcu_read_lock, BH off.
  */
 void sroce_rx_deliver(struct sroce_dev *sdev, struct sk_buff *skb, bool ipv6);
+
+/* rxsteer.c: a busy sender's CPU hands what it receives to the next CPU */
+void sroce_rx_steer_init(struct sroce_dev *sdev);
+void sroce_rx_steer_exit(struct sroce_dev *sdev);
+bool sroce_rx_steer(struct sroce_dev *sdev, struct sk_buff *skb);
+void sroce_rx_steer_burst(bool more);
 
 /* Receive entry from net.c: @skb data at the BTH, ICRC checked. */
 void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb,

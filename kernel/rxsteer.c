@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Receive steering: the second CPU for a host that talks to itself.
+ *
+ * veth and loopback hand a packet to the receive softirq of the CPU that
+ * sent it, and a send engine's softirqs run when it drops sq_lock.  So
+ * between two devices of one host (containers over veth, a device talking
+ * to itself) one CPU alternates between the requester's transmit (ICRC
+ * over the payload) and the responder's receive (ICRC check, copy into
+ * the MR, the ACK), while the other CPU idles.  A NIC spreads receive
+ * over CPUs by flow hash (RSS) and never runs into this.
+ *
+ * So while a send engine on this CPU has more to send (sroce_tx_burst),
+ * the sroce packets its softirqs receive are queued to the next online
+ * CPU, which delivers them from a work item.  A lone message is received
+ * in place, as before: a hop to another CPU would only add latency.
+ *
+ * Order within a flow is kept: each CPU has one queue per device, fed
+ * only by softirqs on that CPU and drained in order by one work item, and
+ * while anything from it is queued or being delivered, what this CPU
+ * receives next goes behind it, burst or not.
+ */
+#include <linux/moduleparam.h>
+#include "sroce.h"
+
+static bool rx_steer = true;
+module_param(rx_steer, bool, 0644);
+MODULE_PARM_DESC(rx_steer,
+		 "receive on another CPU what arrives while this CPU's send engine has more to send (veth, loopback)");
+
+/* A full queue drops, as a CPU's backlog does at netdev_max_backlog. */
+#define SROCE_RX_STEER_MAX	1024
+/* Packets per run of the work item before it lets others run. */
+#define SROCE_RX_STEER_BUDGET	64
+
+struct sroce_rx_steer {
+	struct sk_buff_head queue;
+	atomic_t pending;		/* queued or being delivered */
+	struct work_struct work;	/* runs on the next online CPU */
+	struct sroce_dev *sdev;
+};
+
+/* Set while a send engine on this CPU drops sq_lock with more to send. */
+static DEFINE_PER_CPU(bool, sroce_tx_burst);
+
+void sroce_rx_steer_burst(bool more)
+{
+	this_cpu_write(sroce_tx_burst, more);
+}
+
+static int next_online_cpu(int cpu)
+{
+	int next = cpumask_next(cpu, cpu_online_mask);
+
+	return next < nr_cpu_ids ? next : cpumask_first(cpu_online_mask);
+}
+
+static void sroce_rx_steer_work(struct work_struct *work)
+{
+	struct sroce_rx_steer *st = container_of(work, struct sroce_rx_steer, work);
+	struct sk_buff *skb;
+	int n;
+
+	for (n = 0; n < SROCE_RX_STEER_BUDGET; n++) {
+		skb = skb_dequeue(&st->queue);
+		if (!skb)
+			return;
+		/* As the softirq would: what this answers (ACKs) is received
+		 * at local_bh_enable, here.
+		 */
+		local_bh_disable();
+		rcu_read_lock();
+		sroce_rx_deliver(st->sdev, skb, skb->protocol == htons(ETH_P_IPV6));
+		rcu_read_unlock();
+		local_bh_enable();
+		/* Delivered: only now may the producer deliver in place. */
+		smp_mb__before_atomic();
+		atomic_dec(&st->pending);
+	}
+	if (!skb_queue_empty(&st->queue))
+		queue_work_on(raw_smp_processor_id(), sroce_wq, &st->work);
+}
+
+/*
+ * Takes @skb (an sroce packet, headers checked, ICRC not yet) to be
+ * delivered on another CPU, or returns false: deliver it here.  Softirq.
+ */
+bool sroce_rx_steer(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	struct sroce_rx_steer *st;
+	int cpu;
+
+	if (!sdev->rx_steer)
+		return false;
+	cpu = smp_processor_id();
+	st = per_cpu_ptr(sdev->rx_steer, cpu);
+	/* Acquire: all that was steered is delivered (the worker's barrier). */
+	if (!atomic_read_acquire(&st->pending) &&
+	    !(READ_ONCE(rx_steer) && this_cpu_read(sroce_tx_burst)))
+		return false;
+	if (skb_queue_len(&st->queue) >= SROCE_RX_STEER_MAX) {
+		sroce_count(sdev, SROCE_CNT_RX_DROPPED, 1);
+		kfree_skb(skb);
+		return true;
+	}
+	/* The route and the device are the receive path's, under its RCU. */
+	skb_dst_drop(skb);
+	skb->dev = NULL;
+	atomic_inc(&st->pending);
+	skb_queue_tail(&st->queue, skb);
+	sroce_count(sdev, SROCE_CNT_RX_STEERED, 1);
+	queue_work_on(next_online_cpu(cpu), sroce_wq, &st->work);
+	return true;
+}
+
+void sroce_rx_steer_init(struct sroce_dev *sdev)
+{
+	int cpu;
+
+	/* Without it (no memory), every packet is received in place. */
+	sdev->rx_steer = alloc_percpu(struct sroce_rx_steer);
+	if (!sdev->rx_steer)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct sroce_rx_steer *st = per_cpu_ptr(sdev->rx_steer, cpu);
+
+		skb_queue_head_init(&st->queue);
+		atomic_set(&st->pending, 0);
+		INIT_WORK(&st->work, sroce_rx_steer_work);
+		st->sdev = sdev;
+	}
+}
+
+/* After the receive path can no longer find @sdev (an RCU grace period). */
+void sroce_rx_steer_exit(struct sroce_dev *sdev)
+{
+	int cpu;
+
+	if (!sdev->rx_steer)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct sroce_rx_steer *st = per_cpu_ptr(sdev->rx_steer, cpu);
+
+		cancel_work_sync(&st->work);
+		skb_queue_purge(&st->queue);
+	}
+	free_percpu(sdev->rx_steer);
+	sdev->rx_steer = NULL;
+}
