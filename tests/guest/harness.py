@@ -94,6 +94,8 @@ LEAK_MODULES = re.compile(r"\[(sroce|ib_core|ib_uverbs)\]")
 # How much slower everything is on the debug kernel (KASAN, lockdep...)
 # under TCG: boot, command and guest time limits are stretched by it.
 DEBUG_SLOWDOWN = 3
+# Debian's default kernel.hung_task_timeout_secs.
+HUNG_TASK_SECONDS = 120
 
 
 class GuestDied(Exception):
@@ -140,6 +142,12 @@ class Guest:
                 raise ValueError("the debug kernel boots bookworm only")
             mem = max(mem, 4096)  # KASAN's shadow and quarantine, kmemleak
             timeout *= self.slowdown
+            # The hung-task detector's limit stretches like every other:
+            # a task a test means to block (an NFS hard mount riding out a
+            # device that is gone) is blocked three times as long here.
+            cmdline = " ".join(filter(None, [
+                cmdline, "sysctl.kernel.hung_task_timeout_secs=%d"
+                % (HUNG_TASK_SECONDS * self.slowdown)]))
         self.build = os.path.join(os.environ.get("SROCE_BUILD") or
                                   os.path.join(ROOT, "build"),
                                   self.distro or "")

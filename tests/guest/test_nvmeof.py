@@ -108,12 +108,26 @@ def controllers(guest):
 
 
 def wait_namespace(guest):
-    # 20 s for the host's namespace scan (60 s on the debug kernel).
-    r = guest.run("for i in $(seq %d); do for s in /sys/class/nvme-subsystem/*; do "
-                  "[ \"$(cat $s/subsysnqn 2>/dev/null)\" = %s ] || continue; "
-                  "for n in $s/nvme*n1; do [ -b /dev/$(basename $n) ] && "
-                  "echo /dev/$(basename $n) && exit 0; done; done; sleep 0.2; done; exit 1"
-                  % (100 * guest.slowdown, NQN), timeout=120)
+    """The block device of namespace 1 of our subsystem.  Found through
+    /sys/block, whose disk's device is the subsystem (native multipath,
+    Debian's kernels) or the controller (without it: the debug kernel);
+    both say the subsystem's NQN.  Not always nvme<N>n1: after a
+    controller went away and a new one came, the old disk may still be
+    on its way out (slowly, on the debug kernel), and the new one has a
+    new instance.  So the newest that is a block device."""
+    # 30 s for the host's namespace scan (90 s on the debug kernel), by
+    # the clock: a loop counted in rounds outlasts the command's time
+    # limit on a slow guest, and the listing below would never be seen.
+    r = guest.run("end=$(($(date +%%s) + %d)); while [ $(date +%%s) -lt $end ]; do d=; "
+                  "for b in $(ls -d /sys/block/nvme*n* 2>/dev/null | sort -V); do "
+                  "[ \"$(cat $b/device/subsysnqn 2>/dev/null)\" = %s ] && "
+                  "[ \"$(cat $b/nsid 2>/dev/null)\" = 1 ] && [ -b \"/dev/${b##*/}\" ] && "
+                  "d=/dev/${b##*/}; done; [ -n \"$d\" ] && echo \"$d\" && exit 0; "
+                  "sleep 0.2; done; ls -l /sys/block/ >&2; "
+                  "grep . /sys/class/nvme/*/state /sys/class/nvme/*/subsysnqn >&2; exit 1"
+                  % (30 * guest.slowdown, NQN), timeout=120)
+    if r.rc:
+        print(r.output)     # what /sys/block had, in the failure report
     return r.stdout.strip() if r.rc == 0 else None
 
 
