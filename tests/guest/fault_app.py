@@ -25,7 +25,18 @@ import json
 import sys
 import time
 
-import pyverbs.enums as e
+try:
+    import pyverbs.enums as e
+except ImportError:
+    # rdma-core 65 (sid) has only libibverbs_enums, whose names live in
+    # one enum class each (ibv_access_flags.IBV_ACCESS_LOCAL_WRITE): the
+    # same flat names as before, from there.
+    import enum
+    import types
+    import pyverbs.libibverbs_enums as _enums
+    e = types.SimpleNamespace(**{
+        m.name: m for cls in vars(_enums).values()
+        if isinstance(cls, type) and issubclass(cls, enum.Enum) for m in cls})
 from pyverbs.addr import AH, AHAttr, GlobalRoute
 from pyverbs.cq import CQ
 from pyverbs.device import Context
