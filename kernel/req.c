@@ -761,10 +761,8 @@ bool sroce_send_engine(struct sroce_qp *qp)
 		 * more to send) that is done on another CPU (rxsteer.c); a lone
 		 * packet is received here.
 		 */
-		sroce_rx_steer_burst(before - budget > 1 || budget <= 0 ||
-				     qp->req_cur != qp->fetch);
-		spin_unlock_bh(&qp->sq_lock);
-		sroce_rx_steer_burst(false);
+		sroce_spin_unlock_bh_sent(&qp->sq_lock, before - budget > 1 ||
+					  budget <= 0 || qp->req_cur != qp->fetch);
 		if (budget <= 0)
 			return true;	/* more to do: let others run first */
 		if (did)

@@ -880,8 +880,6 @@ bool sroce_resp_send_reads(struct sroce_qp *qp, int *budget)
 	if (!roce_rd_next_read(&qp->rd_res))
 		WRITE_ONCE(qp->reads_queued, false);
 	/* Responses still to send: what comes back is received elsewhere. */
-	sroce_rx_steer_burst(READ_ONCE(qp->reads_queued));
-	spin_unlock_bh(&qp->resp_lock);
-	sroce_rx_steer_burst(false);
+	sroce_spin_unlock_bh_sent(&qp->resp_lock, READ_ONCE(qp->reads_queued));
 	return did;
 }

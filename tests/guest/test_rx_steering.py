@@ -31,12 +31,9 @@ def test_off_by_default(guest, gids):
     assert guest.run("cat %s" % PARAM, check=True).stdout.strip() == "N"
 
 
-@pytest.fixture(autouse=True)
-def _steering_on_no_rules(guest, gids, request):
-    """Each test but the first runs with steering on, and leaves it off."""
-    if request.node.name.startswith("test_off_by_default"):
-        yield
-        return
+@pytest.fixture
+def steering(guest, gids):
+    """Steering on for one test; off again and no fault rules after it."""
     guest.run("echo 1 > %s" % PARAM, check=True)
     yield
     guest.run("echo 0 > %s; for d in sroce0 sroce1; do echo clear > %s; done"
@@ -61,14 +58,14 @@ def write_bw(guest, gids, size, count):
         timeout=300)
 
 
-def test_bulk_is_received_on_the_other_cpu(guest, gids):
+def test_bulk_is_received_on_the_other_cpu(guest, gids, steering):
     """1 MiB WRITEs leave in bursts: what they bring back is steered."""
     (rc, out), n = steered(guest, lambda: write_bw(guest, gids, MIB, 30))
     assert rc == 0, out
     assert n > 0, n
 
 
-def test_lone_messages_are_received_in_place(guest, gids):
+def test_lone_messages_are_received_in_place(guest, gids, steering):
     """A 2-byte ping-pong has one packet in flight at a time: no hop to
     another CPU adds to its latency."""
     (rc, out), n = steered(guest, lambda: run_pair(
@@ -78,14 +75,14 @@ def test_lone_messages_are_received_in_place(guest, gids):
     assert n == 0, n
 
 
-def test_off_receives_everything_in_place(guest, gids):
+def test_off_receives_everything_in_place(guest, gids, steering):
     guest.run("echo 0 > %s" % PARAM, check=True)
     (rc, out), n = steered(guest, lambda: write_bw(guest, gids, MIB, 30))
     assert rc == 0, out
     assert n == 0, n
 
 
-def test_order_holds_with_packets_lost(guest, gids):
+def test_order_holds_with_packets_lost(guest, gids, steering):
     """1% of requests dropped at both senders (sroce's own fault rule, so
     the rest still go out and come back on the sending CPU): every 1 MiB
     message ibv_rc_pingpong -c checks arrives intact, through resends."""
@@ -100,7 +97,7 @@ def test_order_holds_with_packets_lost(guest, gids):
     assert c["sroce0"]["fault_drop"] + c["sroce1"]["fault_drop"] > 0, c
 
 
-def test_link_delete_with_packets_queued(guest, gids):
+def test_link_delete_with_packets_queued(guest, gids, steering):
     """sroce1 is deleted in the middle of a 1 MiB WRITE stream, while its
     queues may hold packets: the delete returns, nothing is left behind."""
     r = guest.run(
