@@ -17,6 +17,7 @@ ROCE_EXTERN_C_BEGIN
 /* Header sizes on the wire, in bytes. */
 #define ROCE_BTH_LEN 12
 #define ROCE_DETH_LEN 8
+#define ROCE_XRCETH_LEN 4
 #define ROCE_FETH_LEN 4
 #define ROCE_RETH_LEN 16
 #define ROCE_ATMETH_LEN 28
@@ -26,8 +27,8 @@ ROCE_EXTERN_C_BEGIN
 #define ROCE_IETH_LEN 4
 #define ROCE_CNP_PAD_LEN 16	/* CNP: 16 reserved bytes after the BTH */
 #define ROCE_ICRC_LEN 4
-/* Longest BTH + extension headers of a supported opcode (CMP_SWAP). */
-#define ROCE_MAX_HDR_LEN (ROCE_BTH_LEN + ROCE_ATMETH_LEN)
+/* Longest BTH + extension headers of a supported opcode (XRC CMP_SWAP). */
+#define ROCE_MAX_HDR_LEN (ROCE_BTH_LEN + ROCE_XRCETH_LEN + ROCE_ATMETH_LEN)
 
 /*
  * Extension headers in the order they appear on the wire after the BTH.
@@ -37,6 +38,7 @@ ROCE_EXTERN_C_BEGIN
  */
 enum roce_ext {
 	ROCE_EXT_DETH,
+	ROCE_EXT_XRCETH,	/* XRC requests: the target's XRC SRQ */
 	ROCE_EXT_FETH,
 	ROCE_EXT_RETH,
 	ROCE_EXT_ATMETH,
@@ -49,6 +51,7 @@ enum roce_ext {
 };
 
 #define ROCE_HDR_DETH (1u << ROCE_EXT_DETH)
+#define ROCE_HDR_XRCETH (1u << ROCE_EXT_XRCETH)
 #define ROCE_HDR_FETH (1u << ROCE_EXT_FETH)
 #define ROCE_HDR_RETH (1u << ROCE_EXT_RETH)
 #define ROCE_HDR_ATMETH (1u << ROCE_EXT_ATMETH)
@@ -64,6 +67,7 @@ enum roce_qpt {
 	ROCE_QPT_RC,
 	ROCE_QPT_UC,
 	ROCE_QPT_UD,
+	ROCE_QPT_XRC,
 	ROCE_QPT_CNP,
 };
 
@@ -136,6 +140,35 @@ enum roce_opcode_value {
 	ROCE_OP_UC_WRITE_ONLY = 0x2A,
 	ROCE_OP_UC_WRITE_ONLY_IMM = 0x2B,
 
+	/*
+	 * XRC (IBTA 1.2.1 A14): RC's operations under transport 101b.  Every
+	 * request carries an XRCETH naming the XRC SRQ it is for; responses
+	 * are RC's, renumbered.  ATOMIC WRITE and FLUSH are RC-only here.
+	 */
+	ROCE_OP_XRC_SEND_FIRST = 0xA0,
+	ROCE_OP_XRC_SEND_MIDDLE = 0xA1,
+	ROCE_OP_XRC_SEND_LAST = 0xA2,
+	ROCE_OP_XRC_SEND_LAST_IMM = 0xA3,
+	ROCE_OP_XRC_SEND_ONLY = 0xA4,
+	ROCE_OP_XRC_SEND_ONLY_IMM = 0xA5,
+	ROCE_OP_XRC_WRITE_FIRST = 0xA6,
+	ROCE_OP_XRC_WRITE_MIDDLE = 0xA7,
+	ROCE_OP_XRC_WRITE_LAST = 0xA8,
+	ROCE_OP_XRC_WRITE_LAST_IMM = 0xA9,
+	ROCE_OP_XRC_WRITE_ONLY = 0xAA,
+	ROCE_OP_XRC_WRITE_ONLY_IMM = 0xAB,
+	ROCE_OP_XRC_READ_REQ = 0xAC,
+	ROCE_OP_XRC_READ_RESP_FIRST = 0xAD,
+	ROCE_OP_XRC_READ_RESP_MIDDLE = 0xAE,
+	ROCE_OP_XRC_READ_RESP_LAST = 0xAF,
+	ROCE_OP_XRC_READ_RESP_ONLY = 0xB0,
+	ROCE_OP_XRC_ACK = 0xB1,
+	ROCE_OP_XRC_ATOMIC_ACK = 0xB2,
+	ROCE_OP_XRC_CMP_SWAP = 0xB3,
+	ROCE_OP_XRC_FETCH_ADD = 0xB4,
+	ROCE_OP_XRC_SEND_LAST_INV = 0xB6,
+	ROCE_OP_XRC_SEND_ONLY_INV = 0xB7,
+
 	ROCE_OP_UD_SEND_ONLY = 0x64,
 	ROCE_OP_UD_SEND_ONLY_IMM = 0x65,
 
@@ -165,10 +198,24 @@ static inline bool roce_opcode_supported(u8 opcode)
 	return roce_opcode_table[opcode].status == ROCE_OPCODE_SUPPORTED;
 }
 
+/*
+ * The top three bits of an opcode name its transport; RC and XRC share
+ * the low five.  An RC opcode's XRC twin, or the reverse.
+ */
+#define ROCE_OP_TRANSPORT_MASK 0xE0
+#define ROCE_OP_RC_BASE 0x00
+#define ROCE_OP_UC_BASE 0x20
+#define ROCE_OP_XRC_BASE 0xA0
+
+static inline u8 roce_opcode_on(u8 rc_opcode, u8 base)
+{
+	return (u8)((rc_opcode & ~ROCE_OP_TRANSPORT_MASK) | base);
+}
+
 static inline unsigned int roce_ext_len(enum roce_ext e)
 {
 	static const u8 len[ROCE_EXT_COUNT] = {
-		ROCE_DETH_LEN, ROCE_FETH_LEN, ROCE_RETH_LEN, ROCE_ATMETH_LEN,
+		ROCE_DETH_LEN, ROCE_XRCETH_LEN, ROCE_FETH_LEN, ROCE_RETH_LEN, ROCE_ATMETH_LEN,
 		ROCE_AETH_LEN, ROCE_ATMACK_LEN, ROCE_IMM_LEN, ROCE_IETH_LEN,
 		ROCE_CNP_PAD_LEN,
 	};

@@ -152,6 +152,9 @@ static void decode_ext(const u8 *buf, const struct roce_opcode_info *op,
 
 	if (h & ROCE_HDR_DETH)
 		roce_deth_decode(buf + op->off[ROCE_EXT_DETH], &out->deth);
+	/* XRCETH: reserved(8) | XRC SRQ(24) */
+	if (h & ROCE_HDR_XRCETH)
+		out->xrc_srqn = roce_get_be24(buf + op->off[ROCE_EXT_XRCETH] + 1);
 	if (h & ROCE_HDR_FETH)
 		roce_feth_decode(buf + op->off[ROCE_EXT_FETH], &out->feth);
 	if (h & ROCE_HDR_RETH)
@@ -229,6 +232,10 @@ int roce_build_headers(const struct roce_pkt_info *pi, u8 *buf, size_t cap)
 	roce_bth_encode(buf, &pi->bth);
 	if (h & ROCE_HDR_DETH)
 		roce_deth_encode(buf + op->off[ROCE_EXT_DETH], &pi->deth);
+	if (h & ROCE_HDR_XRCETH) {
+		buf[op->off[ROCE_EXT_XRCETH]] = 0;
+		roce_put_be24(buf + op->off[ROCE_EXT_XRCETH] + 1, pi->xrc_srqn);
+	}
 	if (h & ROCE_HDR_FETH)
 		roce_feth_encode(buf + op->off[ROCE_EXT_FETH], &pi->feth);
 	if (h & ROCE_HDR_RETH)

@@ -95,6 +95,7 @@ struct roce_pkt_info {
 	struct roce_atmack atmack;
 	u32 imm_be;
 	u32 ieth_rkey;		/* R_Key to invalidate */
+	u32 xrc_srqn;		/* XRCETH: the XRC SRQ (24 bits) */
 	/* Offsets are from the BTH start; payload_off == header length. */
 	u32 payload_off;
 	u32 payload_len;	/* excluding pad and ICRC */

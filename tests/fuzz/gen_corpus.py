@@ -77,6 +77,17 @@ SEEDS["rc_flush_range"] = packet(
     bth(0x1C, 12, ack=1) + feth(1, 0) + reth(0x3000, 0x99, 4096))
 SEEDS["rc_flush_mr"] = packet(
     bth(0x1C, 13, ack=1) + feth(1, 1) + reth(0, 0x99, 0))
+# XRC (IBTA A14): an XRCETH (reserved byte, 24-bit SRQ number) after the
+# BTH of every request; responses are RC's renumbered.
+p = b"xrc send"
+SEEDS["xrc_send_only"] = packet(
+    padded_bth(0xA4, 14, p, ack=1) + struct.pack(">I", 0x000123), p)
+p = b"w" * 32
+SEEDS["xrc_write_first"] = packet(
+    bth(0xA6, 15) + struct.pack(">I", 0xFF000001) + reth(0x4000, 0x55, 4096), p)
+SEEDS["xrc_fetch_add"] = packet(
+    bth(0xB4, 16, ack=1) + struct.pack(">I", 7) + atmeth(0x5000, 0x66, 3, 0))
+SEEDS["xrc_ack"] = packet(bth(0xB1, 16) + aeth(0x00, 3))
 # scapy's UC example (test/contrib/roce.uts): migreq, padcount 2.
 SEEDS["uc_send_only_scapy"] = bytes.fromhex(
     "2460ffff000000d300cf1710"

@@ -79,6 +79,22 @@ const std::vector<Expect> &expected()
 		add(0x14, "RC_FETCH_ADD", RC, ATOMIC, ONLY, {ROCE_EXT_ATMETH});
 		add(0x16, "RC_SEND_LAST_INV", RC, SEND, LAST, {ROCE_EXT_IETH});
 		add(0x17, "RC_SEND_ONLY_INV", RC, SEND, ONLY, {ROCE_EXT_IETH});
+		// XRC (IBTA A14): RC's opcodes 0x00-0x17 at 0xA0; requests
+		// carry an XRCETH right after the BTH, responses do not.
+		// ATOMIC WRITE and FLUSH have no XRC form here.
+		for (size_t i = 0, n = v.size(); i < n; i++) {
+			Expect x = v[i];
+
+			if (x.qpt != RC)
+				continue;
+			x.op = static_cast<u8>(0xA0 | x.op);
+			x.name = "XRC_" + x.name.substr(3);
+			x.qpt = ROCE_QPT_XRC;
+			if (x.kind != READ_RESP && x.kind != ACK &&
+			    x.kind != ATOMIC_ACK)
+				x.hdrs.insert(x.hdrs.begin(), ROCE_EXT_XRCETH);
+			v.push_back(x);
+		}
 		add(0x1C, "RC_FLUSH", RC, FLUSH, ONLY,
 		    {ROCE_EXT_FETH, ROCE_EXT_RETH});
 		add(0x1D, "RC_ATOMIC_WRITE", RC, ATOMIC_WRITE, ONLY,
@@ -105,6 +121,7 @@ unsigned ext_size(roce_ext e)
 {
 	switch (e) {
 	case ROCE_EXT_DETH: return 8;
+	case ROCE_EXT_XRCETH: return 4;
 	case ROCE_EXT_FETH: return 4;
 	case ROCE_EXT_RETH: return 16;
 	case ROCE_EXT_ATMETH: return 28;
@@ -161,16 +178,16 @@ TEST(Opcode, EveryByteHasTheExpectedStatus)
 		EXPECT_EQ(roce_opcode_supported(static_cast<u8>(i)), e->supported);
 		(e->supported ? supported : unsupported)++;
 	}
-	// RC 25 + UC 12 + UD 2 + CNP 1.
-	EXPECT_EQ(supported, 40);
+	// RC 25 + UC 12 + XRC 23 + UD 2 + CNP 1.
+	EXPECT_EQ(supported, 63);
 	EXPECT_EQ(unsupported, 0);
-	EXPECT_EQ(unknown, 256 - 40);
+	EXPECT_EQ(unknown, 256 - 63);
 }
 
 TEST(Opcode, ReservedRcOpcodesAreUnknown)
 {
 	for (u8 op : {0x15, 0x18, 0x19, 0x1A, 0x1B, 0x1E, 0x1F, 0x2C, 0x40,
-		      0x63, 0x66, 0x80, 0x82, 0xFF})
+		      0x63, 0x66, 0x80, 0x82, 0xB5, 0xB8, 0xBC, 0xBD, 0xFF})
 		EXPECT_EQ(roce_opcode_get(op)->status, ROCE_OPCODE_UNKNOWN) << int(op);
 }
 
@@ -212,6 +229,11 @@ TEST(Opcode, WellKnownHeaderLengths)
 	EXPECT_EQ(roce_opcode_get(ROCE_OP_UD_SEND_ONLY_IMM)->hdr_len, 24);
 	EXPECT_EQ(roce_opcode_get(ROCE_OP_CNP)->hdr_len, 28);
 	EXPECT_EQ(roce_opcode_get(ROCE_OP_RC_FLUSH)->hdr_len, 32);
+	EXPECT_EQ(roce_opcode_get(ROCE_OP_XRC_SEND_ONLY)->hdr_len, 16);
+	EXPECT_EQ(roce_opcode_get(ROCE_OP_XRC_WRITE_ONLY_IMM)->hdr_len, 36);
+	EXPECT_EQ(roce_opcode_get(ROCE_OP_XRC_CMP_SWAP)->hdr_len, 44);
+	EXPECT_EQ(roce_opcode_get(ROCE_OP_XRC_ACK)->hdr_len, 16);
+	EXPECT_EQ(roce_opcode_get(ROCE_OP_XRC_READ_RESP_MIDDLE)->hdr_len, 12);
 }
 
 TEST(Opcode, MaxHeaderLengthBoundsEverySupportedOpcode)
@@ -290,7 +312,8 @@ TEST(Opcode, TransportMatchesTopBits)
 			continue;
 		u8 top = e.op & 0xE0;
 		roce_qpt want = top == 0x00 ? ROCE_QPT_RC :
-				top == 0x20 ? ROCE_QPT_UC : ROCE_QPT_UD;
+				top == 0x20 ? ROCE_QPT_UC :
+				top == 0xA0 ? ROCE_QPT_XRC : ROCE_QPT_UD;
 		EXPECT_EQ(roce_opcode_get(e.op)->qpt, want) << int(e.op);
 	}
 }

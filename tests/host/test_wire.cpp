@@ -68,6 +68,7 @@ roce_pkt_info random_info(Rng &rng, u8 op)
 	pi.atmack = {rng.next()};
 	pi.imm_be = rng.u32v();
 	pi.ieth_rkey = rng.u32v();
+	pi.xrc_srqn = rng.u32v() & 0xFFFFFF;
 	return pi;
 }
 
@@ -108,6 +109,9 @@ void expect_same_headers(const roce_pkt_info &a, const roce_pkt_info &b)
 	if (h & ROCE_HDR_DETH) {
 		EXPECT_EQ(a.deth.qkey, b.deth.qkey);
 		EXPECT_EQ(a.deth.src_qpn, b.deth.src_qpn);
+	}
+	if (h & ROCE_HDR_XRCETH) {
+		EXPECT_EQ(a.xrc_srqn, b.xrc_srqn);
 	}
 	if (h & ROCE_HDR_FETH) {
 		EXPECT_EQ(a.feth.placement, b.feth.placement);
@@ -222,6 +226,38 @@ TEST(Wire, ParsesFlushWithFethBeforeReth)
 	pkt.insert(pkt.end() - 4, {0, 0, 0, 0});
 	EXPECT_EQ(parse_exact(pkt, &out), -ROCE_PERR_UNEXPECTED_PAYLOAD)
 		<< "FLUSH carries no payload";
+}
+
+// XRC (IBTA A14): the XRCETH follows the BTH and precedes the RETH; its
+// first byte is reserved (ignored on receive, written as 0).
+TEST(Wire, XrcEthSitsBetweenBthAndReth)
+{
+	auto pkt = hex("AA 00 FFFF 00 000123 80 000007"
+		       "FF 00ABCD"
+		       "00007F0000002000 00000042 00000004"
+		       "01020304"
+		       "DEADBEEF");
+	roce_pkt_info out;
+
+	ASSERT_EQ(parse_exact(pkt, &out), 0);
+	EXPECT_EQ(out.op->qpt, ROCE_QPT_XRC);
+	EXPECT_EQ(out.xrc_srqn, 0xABCDu);
+	EXPECT_EQ(out.reth.va, 0x7F0000002000ull);
+	EXPECT_EQ(out.reth.rkey, 0x42u);
+	EXPECT_EQ(out.payload_off, 32u);
+	EXPECT_EQ(out.payload_len, 4u);
+
+	std::vector<u8> again(32);
+	ASSERT_EQ(roce_build_headers(&out, again.data(), again.size()), 32);
+	pkt[12] = 0;	// reserved: sent as zero
+	EXPECT_TRUE(std::equal(again.begin(), again.end(), pkt.begin()));
+
+	// Responses carry no XRCETH: an XRC ACK is an RC ACK renumbered.
+	EXPECT_EQ(roce_opcode_get(ROCE_OP_XRC_ACK)->hdrs, ROCE_HDR_AETH);
+	EXPECT_EQ(roce_opcode_on(ROCE_OP_RC_ATOMIC_ACK, ROCE_OP_XRC_BASE),
+		  ROCE_OP_XRC_ATOMIC_ACK);
+	EXPECT_EQ(roce_opcode_on(ROCE_OP_XRC_SEND_FIRST, ROCE_OP_RC_BASE),
+		  ROCE_OP_RC_SEND_FIRST);
 }
 
 // BTH + 16 reserved bytes of a CNP captured on a ConnectX-4 Lx (scapy
