@@ -408,6 +408,8 @@ void sroce_cc_ce_recv(struct sroce_qp *qp, const struct sk_buff *skb,
 	switch (qp->ib.qp_type) {
 	case IB_QPT_RC:
 	case IB_QPT_UC:
+	case IB_QPT_XRC_TGT:
+	case IB_QPT_XRC_INI:
 		spin_lock_bh(&qp->cc.lock);
 		send = roce_dcqcn_np_ce(&qp->cc.np, &sdev->cc.config.dcqcn,
 					ktime_get_ns());

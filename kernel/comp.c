@@ -263,7 +263,7 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 	enum ib_qp_state state = READ_ONCE(qp->state);
 	bool run;
 
-	if (qp->ib.qp_type != IB_QPT_RC ||
+	if (!sroce_qp_reliable(qp) ||
 	    (state != IB_QPS_RTS && state != IB_QPS_SQD)) {
 		comp_drop(qp);
 		return;

@@ -41,6 +41,7 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	SROCE_STAT(TX_ZCOPY_BYTES,	"tx_zero_copy_bytes"),
 	SROCE_STAT(TX_COPIED_BYTES,	"tx_copied_bytes"),
 	SROCE_STAT(RX_STEERED,		"rx_steered"),
+	SROCE_STAT(XRC_BAD_SRQ,		"rx_xrc_bad_srq"),
 	SROCE_STAT(FAULT_DROP,		"fault_drop"),
 	SROCE_STAT(FAULT_DELAY,		"fault_delay"),
 	SROCE_STAT(FAULT_DUP,		"fault_dup"),

@@ -207,7 +207,9 @@ out:
 	return status;
 }
 
-int sroce_key_invalidate(struct sroce_qp *qp, u32 key, bool remote)
+/* @pd: the PD of the QP or, at an XRC target, of the SRQ the SEND is for. */
+int sroce_key_invalidate(struct sroce_qp *qp, struct ib_pd *pd, u32 key,
+			 bool remote)
 {
 	struct sroce_window *win;
 	int err = -EINVAL;
@@ -216,7 +218,7 @@ int sroce_key_invalidate(struct sroce_qp *qp, u32 key, bool remote)
 	win = window_lookup(qp->sdev, key);
 	if (!win) {
 		rcu_read_unlock();
-		return sroce_mr_invalidate(qp->sdev, qp->ib.pd, key);
+		return sroce_mr_invalidate(qp->sdev, pd, key);
 	}
 	write_seqlock_bh(&win->lock);
 	/*
@@ -225,7 +227,7 @@ int sroce_key_invalidate(struct sroce_qp *qp, u32 key, bool remote)
 	 * remotely only by a SEND_WITH_INV arriving at the QP it is bound to.
 	 */
 	if (win->type == IB_MW_TYPE_2 && win->b.key == key &&
-	    win->pd == qp->ib.pd &&
+	    win->pd == pd &&
 	    (!remote || !win->b.bound || win->b.qpn == qp->ib.qp_num)) {
 		window_unbind(win);
 		err = 0;

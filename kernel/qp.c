@@ -81,7 +81,7 @@ void sroce_qp_schedule_send(struct sroce_qp *qp)
 /* Nothing of ours in flight, so the engine may move to another CPU. */
 static bool sroce_qp_quiet(const struct sroce_qp *qp)
 {
-	return qp->ib.qp_type != IB_QPT_RC ||
+	return !sroce_qp_reliable(qp) ||
 	       READ_ONCE(qp->comp_psn) == READ_ONCE(qp->req_psn);
 }
 
@@ -220,11 +220,17 @@ static int sroce_check_caps(struct sroce_qp *qp, struct ib_qp_init_attr *init)
 {
 	struct ib_qp_cap *cap = &init->cap;
 
+	/* A target QP neither posts nor receives: its queues are the SRQs'. */
+	if (init->qp_type == IB_QPT_XRC_TGT) {
+		memset(cap, 0, sizeof(*cap));
+		return 0;
+	}
 	if (cap->max_send_wr > SROCE_MAX_QP_WR ||
 	    cap->max_send_sge > SROCE_MAX_SGE ||
 	    cap->max_inline_data > SROCE_MAX_INLINE)
 		return -EINVAL;
-	if (!init->srq && (cap->max_recv_wr > SROCE_MAX_QP_WR ||
+	if (!init->srq && init->qp_type != IB_QPT_XRC_INI &&
+	    (cap->max_recv_wr > SROCE_MAX_QP_WR ||
 			   cap->max_recv_sge > SROCE_MAX_SGE))
 		return -EINVAL;
 	return 0;
@@ -312,6 +318,20 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (udata)
 			return -EOPNOTSUPP;
 		break;
+	case IB_QPT_XRC_INI:
+		/* The remote SRQ travels in the user WQE; a kernel
+		 * ib_send_wr has no field for it.
+		 */
+		if (!udata)
+			return -EOPNOTSUPP;
+		break;
+	case IB_QPT_XRC_TGT:
+		/* ib_core creates it without driver data (it belongs to
+		 * the domain, not to a process): no rings of its own.
+		 */
+		if (!init->xrcd)
+			return -EINVAL;
+		break;
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -353,8 +373,10 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		      HRTIMER_MODE_REL_SOFT);
 	sroce_cc_qp_init(qp);
 	qp->state = IB_QPS_RESET;
-	qp->scq = to_scq(init->send_cq);
-	qp->rcq = to_scq(init->recv_cq);
+	/* XRC: a send QP has no receive CQ, a target QP no CQ at all. */
+	qp->scq = init->send_cq ? to_scq(init->send_cq) : NULL;
+	qp->rcq = init->recv_cq ? to_scq(init->recv_cq) : NULL;
+	qp->xrcd = init->qp_type == IB_QPT_XRC_TGT ? init->xrcd : NULL;
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->pmtu = IB_MTU_1024;
 	qp->mtu = 1024;
@@ -364,6 +386,15 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_handle;
 	if (init->srq) {
 		qp->srq = to_ssrq(init->srq);
+	} else if (sroce_qp_xrc(qp)) {
+		/* Never posted to: an empty kernel RQ, as for depth 0,
+		 * so the paths that flush and reset RQs need no case.
+		 */
+		err = sroce_rq_init(&qp->rq, 1, 1, NULL, NULL);
+		if (err)
+			goto err_sq;
+		init->cap.max_recv_wr = 0;
+		init->cap.max_recv_sge = 0;
 	} else {
 		err = sroce_rq_init(&qp->rq, max_t(u32, init->cap.max_recv_wr, 1),
 				    max_t(u32, init->cap.max_recv_sge, 1), udata,
@@ -373,7 +404,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		init->cap.max_recv_wr = qp->rq.ring.num_slots;
 		init->cap.max_recv_sge = qp->rq.max_sge;
 	}
-	if (init->qp_type == IB_QPT_RC) {
+	if (init->qp_type == IB_QPT_RC || init->qp_type == IB_QPT_XRC_TGT) {
 		/* Sized for the largest max_dest_rd_atomic a modify may set. */
 		struct roce_rd_res *res = kcalloc(SROCE_MAX_RD_ATOMIC,
 						  sizeof(*res), GFP_KERNEL);
@@ -706,14 +737,18 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->timeout = qp->timeout;
 	attr->retry_cnt = qp->retry_cnt;
 	attr->rnr_retry = qp->rnr_retry;
-	attr->cap.max_send_wr = qp->sq_slots;
-	attr->cap.max_send_sge = qp->max_send_sge;
-	attr->cap.max_inline_data = qp->max_inline;
-	if (!qp->srq) {
+	/* An XRC target has no queues; an XRC sender no receive queue. */
+	if (ibqp->qp_type != IB_QPT_XRC_TGT) {
+		attr->cap.max_send_wr = qp->sq_slots;
+		attr->cap.max_send_sge = qp->max_send_sge;
+		attr->cap.max_inline_data = qp->max_inline;
+	}
+	if (!qp->srq && !sroce_qp_xrc(qp)) {
 		attr->cap.max_recv_wr = qp->rq.ring.num_slots;
 		attr->cap.max_recv_sge = qp->rq.max_sge;
 	}
-	if (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC) {
+	if (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC ||
+	    sroce_qp_xrc(qp)) {
 		struct rdma_ah_attr *ah = &attr->ah_attr;
 
 		ah->type = RDMA_AH_ATTR_TYPE_ROCE;
@@ -727,6 +762,7 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
 	init->srq = ibqp->srq;
+	init->xrcd = qp->xrcd;
 	init->cap = attr->cap;
 	init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
 	init->qp_type = ibqp->qp_type;

@@ -24,6 +24,9 @@ static bool qp_takes(const struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 		return qp->ib.qp_type == IB_QPT_UC;
 	case ROCE_QPT_UD:
 		return qp->ib.qp_type == IB_QPT_UD || qp->ib.qp_type == IB_QPT_GSI;
+	case ROCE_QPT_XRC:	/* requests to the target, answers to the sender */
+		return qp->ib.qp_type == ((pkt->op->flags & ROCE_OPF_REQUEST) ?
+					  IB_QPT_XRC_TGT : IB_QPT_XRC_INI);
 	default:
 		return false;
 	}

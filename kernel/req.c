@@ -32,9 +32,10 @@ static u32 req_unacked(const struct sroce_qp *qp)
 	return n > 0 ? n : 0;
 }
 
+/* RC or an XRC send QP: acknowledged, retried, READs and atomics. */
 static bool qp_is_rc(const struct sroce_qp *qp)
 {
-	return qp->ib.qp_type == IB_QPT_RC;
+	return sroce_qp_reliable(qp);
 }
 
 /* RC: no packet may go before an ACK opens the window.  Caller holds sq_lock. */
@@ -63,7 +64,8 @@ static bool is_local_op(u32 opcode)
 /* The per-QP-type policy of the ABI header, which the provider offers. */
 static bool opcode_allowed(const struct sroce_qp *qp, u32 opcode)
 {
-	u32 allowed = qp_is_rc(qp) ? SROCE_RC_WR_OPCODES :
+	u32 allowed = sroce_qp_xrc(qp) ? SROCE_XRC_WR_OPCODES :
+		      qp_is_rc(qp) ? SROCE_RC_WR_OPCODES :
 		      qp_is_ud(qp) ? SROCE_UD_WR_OPCODES : SROCE_UC_WR_OPCODES;
 
 	BUILD_BUG_ON(IB_WR_RDMA_WRITE != SROCE_WR_RDMA_WRITE ||
@@ -86,7 +88,7 @@ static bool opcode_allowed(const struct sroce_qp *qp, u32 opcode)
 		     IB_ZERO_BASED != SROCE_ACCESS_ZERO_BASED);
 	/* Fast registration: kernel consumers' counterpart of a window. */
 	if (opcode == IB_WR_REG_MR)
-		return !qp->user && qp_is_rc(qp);
+		return !qp->user && qp->ib.qp_type == IB_QPT_RC;
 	if (opcode >= 32 || !(allowed & SROCE_WR_BIT(opcode)))
 		return false;
 	/* Windows are a user-space feature; so are ATOMIC WRITE and FLUSH,
@@ -151,6 +153,12 @@ static void sq_take_user_wqe(struct sroce_qp *qp, u32 index)
 	s->status = IB_WC_SUCCESS;
 
 	if (!opcode_allowed(qp, w->opcode)) {
+		s->status = IB_WC_LOC_QP_OP_ERR;
+		return;
+	}
+	/* An XRC SRQ number is 24 bits: never send a truncated one. */
+	if (sroce_qp_xrc(qp) && !is_local_op(w->opcode) &&
+	    w->xrc_srqn > ROCE_QPN_MASK) {
 		s->status = IB_WC_LOC_QP_OP_ERR;
 		return;
 	}
@@ -336,27 +344,23 @@ static void req_fail(struct sroce_qp *qp, struct sroce_swqe *s, u8 status)
 
 /* ---- packets --------------------------------------------------------------- */
 
-static u8 req_opcode(struct sroce_qp *qp, struct sroce_swqe *s, bool first,
-		     bool last)
+/* The RC opcode of the packet; req_opcode() moves it to the QP's transport. */
+static u8 req_rc_opcode(const struct sroce_swqe *s, bool first, bool last)
 {
-	u8 base = qp->ib.qp_type == IB_QPT_UC ? 0x20 : 0x00;
 	u32 op = s->wqe.opcode;
 
-	if (qp_is_ud(qp))
-		return op == IB_WR_SEND_WITH_IMM ? ROCE_OP_UD_SEND_ONLY_IMM :
-						   ROCE_OP_UD_SEND_ONLY;
 	switch (op) {
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 		if (first && last)
-			return base | (op == IB_WR_RDMA_WRITE ? ROCE_OP_RC_WRITE_ONLY :
-							       ROCE_OP_RC_WRITE_ONLY_IMM);
+			return op == IB_WR_RDMA_WRITE ? ROCE_OP_RC_WRITE_ONLY :
+							ROCE_OP_RC_WRITE_ONLY_IMM;
 		if (first)
-			return base | ROCE_OP_RC_WRITE_FIRST;
+			return ROCE_OP_RC_WRITE_FIRST;
 		if (!last)
-			return base | ROCE_OP_RC_WRITE_MIDDLE;
-		return base | (op == IB_WR_RDMA_WRITE ? ROCE_OP_RC_WRITE_LAST :
-						       ROCE_OP_RC_WRITE_LAST_IMM);
+			return ROCE_OP_RC_WRITE_MIDDLE;
+		return op == IB_WR_RDMA_WRITE ? ROCE_OP_RC_WRITE_LAST :
+						ROCE_OP_RC_WRITE_LAST_IMM;
 	case IB_WR_RDMA_READ:
 		return ROCE_OP_RC_READ_REQ;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
@@ -369,17 +373,27 @@ static u8 req_opcode(struct sroce_qp *qp, struct sroce_swqe *s, bool first,
 		return ROCE_OP_RC_FLUSH;
 	default:	/* the SENDs */
 		if (first && last)
-			return base | (op == IB_WR_SEND_WITH_IMM ? ROCE_OP_RC_SEND_ONLY_IMM :
-				       op == IB_WR_SEND_WITH_INV ? ROCE_OP_RC_SEND_ONLY_INV :
-								   ROCE_OP_RC_SEND_ONLY);
+			return op == IB_WR_SEND_WITH_IMM ? ROCE_OP_RC_SEND_ONLY_IMM :
+			       op == IB_WR_SEND_WITH_INV ? ROCE_OP_RC_SEND_ONLY_INV :
+							   ROCE_OP_RC_SEND_ONLY;
 		if (first)
-			return base | ROCE_OP_RC_SEND_FIRST;
+			return ROCE_OP_RC_SEND_FIRST;
 		if (!last)
-			return base | ROCE_OP_RC_SEND_MIDDLE;
-		return base | (op == IB_WR_SEND_WITH_IMM ? ROCE_OP_RC_SEND_LAST_IMM :
-			       op == IB_WR_SEND_WITH_INV ? ROCE_OP_RC_SEND_LAST_INV :
-							   ROCE_OP_RC_SEND_LAST);
+			return ROCE_OP_RC_SEND_MIDDLE;
+		return op == IB_WR_SEND_WITH_IMM ? ROCE_OP_RC_SEND_LAST_IMM :
+		       op == IB_WR_SEND_WITH_INV ? ROCE_OP_RC_SEND_LAST_INV :
+						   ROCE_OP_RC_SEND_LAST;
 	}
+}
+
+/* UC's and XRC's opcodes are RC's under their own transport bits. */
+static u8 req_opcode(struct sroce_qp *qp, struct sroce_swqe *s, bool first,
+		     bool last)
+{
+	if (qp_is_ud(qp))
+		return s->wqe.opcode == IB_WR_SEND_WITH_IMM ?
+			ROCE_OP_UD_SEND_ONLY_IMM : ROCE_OP_UD_SEND_ONLY;
+	return roce_opcode_on(req_rc_opcode(s, first, last), sroce_qp_op_base(qp));
 }
 
 /*
@@ -453,6 +467,7 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 	}
 	pi.imm_be = s->wqe.imm_data;
 	pi.ieth_rkey = s->wqe.imm_data;
+	pi.xrc_srqn = s->wqe.xrc_srqn;	/* only XRC opcodes carry it */
 
 	hdr_len = roce_opcode_get(pi.bth.opcode)->hdr_len;
 	skb = sroce_skb_payload(qp->sdev, hdr_len, &(struct sroce_payload){
@@ -521,7 +536,7 @@ static void req_local_op(struct sroce_qp *qp, struct sroce_swqe *s)
 
 	switch (s->wqe.opcode) {
 	case IB_WR_LOCAL_INV:
-		if (sroce_key_invalidate(qp, s->wqe.imm_data, false))
+		if (sroce_key_invalidate(qp, qp->ib.pd, s->wqe.imm_data, false))
 			status = IB_WC_MW_BIND_ERR;
 		break;
 	case IB_WR_REG_MR:
@@ -665,7 +680,7 @@ void sroce_flush_recv(struct sroce_qp *qp, u64 wr_id)
 static bool sroce_flush_queues(struct sroce_qp *qp, int budget)
 {
 	struct sroce_rwqe rwqe;
-	struct sroce_rq *rq = qp->srq ? NULL : &qp->rq;
+	struct sroce_rq *rq = qp->srq || sroce_qp_xrc(qp) ? NULL : &qp->rq;
 	bool more;
 	int n;
 
@@ -882,7 +897,7 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	struct sroce_qp *qp = to_sqp(ibqp);
 	int err;
 
-	if (qp->srq || qp->user) {
+	if (qp->srq || qp->user || sroce_qp_xrc(qp)) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}

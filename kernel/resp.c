@@ -16,6 +16,26 @@
 /* IB atomics are atomic with respect to every other atomic of the device. */
 static DEFINE_SPINLOCK(sroce_atomic_lock);
 
+/*
+ * Where a request's receive side is: the QP's own PD, RQ or SRQ and
+ * receive CQ, or at an XRC target those of the XRC SRQ the request's
+ * XRCETH names (qp->xrc_srq, set for the packet being handled).
+ */
+static struct ib_pd *resp_pd(const struct sroce_qp *qp)
+{
+	return qp->xrc_srq ? qp->xrc_srq->ib.pd : qp->ib.pd;
+}
+
+static struct sroce_srq *resp_srq(const struct sroce_qp *qp)
+{
+	return qp->xrc_srq ? qp->xrc_srq : qp->srq;
+}
+
+static struct sroce_cq *resp_cq(const struct sroce_qp *qp)
+{
+	return qp->xrc_srq ? to_scq(qp->xrc_srq->ib.ext.cq) : qp->rcq;
+}
+
 /* ---- answers ---------------------------------------------------------------- */
 
 static void resp_send(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
@@ -23,8 +43,11 @@ static void resp_send(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
 {
 	struct roce_pkt_info pi = {};
 	struct sk_buff *skb;
-	u32 len = roce_opcode_get(opcode)->hdr_len;
+	u32 len;
 
+	/* Callers name RC's answers; an XRC target sends XRC's. */
+	opcode = roce_opcode_on(opcode, sroce_qp_op_base(qp));
+	len = roce_opcode_get(opcode)->hdr_len;
 	pi.bth.opcode = opcode;
 	pi.bth.pkey = ROCE_DEFAULT_PKEY;
 	pi.bth.dest_qpn = qp->dest_qpn;
@@ -69,8 +92,8 @@ static void resp_rnr_nak(struct sroce_qp *qp, u32 psn)
 /* Takes the next receive WQE into qp->rwqe.  False: none posted. */
 static bool resp_take_rwqe(struct sroce_qp *qp)
 {
-	struct sroce_rq *rq = qp->srq ? &qp->srq->rq : &qp->rq;
-	int err = sroce_rq_pop(rq, &qp->rwqe);
+	struct sroce_srq *srq = resp_srq(qp);
+	int err = sroce_rq_pop(srq ? &srq->rq : &qp->rq, &qp->rwqe);
 
 	if (err == -EIO) {
 		/* A corrupt ring: no completion can tell about it. */
@@ -79,8 +102,10 @@ static bool resp_take_rwqe(struct sroce_qp *qp)
 	}
 	if (err)
 		return false;
-	if (qp->srq)
-		sroce_srq_check_limit(qp->srq);
+	if (srq)
+		sroce_srq_check_limit(srq);
+	if (qp->xrc_srq)
+		qp->xrc_srqn = qp->xrc_srq->srq_num;
 	qp->have_rwqe = true;
 	qp->recv_offset = 0;
 	return true;
@@ -93,7 +118,7 @@ static void resp_complete(struct sroce_qp *qp, struct ib_wc *wc, bool se)
 	qp->have_rwqe = false;
 	if (wc->status != IB_WC_SUCCESS)
 		sroce_count(qp->sdev, SROCE_CNT_COMPLETION_ERRORS, 1);
-	sroce_cq_post(qp->rcq, wc, se);
+	sroce_cq_post(resp_cq(qp), wc, se);
 }
 
 /* A receive buffer could not take the data: complete it, fail the QP. */
@@ -155,11 +180,11 @@ static void resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 		memcpy(grh, skb_network_header(skb), sizeof(struct ipv6hdr));
 	else
 		memcpy(grh + 20, skb_network_header(skb), sizeof(struct iphdr));
-	err = sroce_sgl_copy(qp->sdev, qp->ib.pd, qp->rwqe.sge, qp->rwqe.num_sge,
+	err = sroce_sgl_copy(qp->sdev, resp_pd(qp), qp->rwqe.sge, qp->rwqe.num_sge,
 			     0, grh, sizeof(grh), IB_ACCESS_LOCAL_WRITE,
 			     SROCE_TO_MR);
 	if (!err)
-		err = sroce_sgl_copy_skb(qp->sdev, qp->ib.pd, qp->rwqe.sge,
+		err = sroce_sgl_copy_skb(qp->sdev, resp_pd(qp), qp->rwqe.sge,
 					 qp->rwqe.num_sge, sizeof(grh), skb,
 					 pkt->payload_off, pkt->payload_len,
 					 IB_ACCESS_LOCAL_WRITE);
@@ -206,9 +231,10 @@ static u8 resp_need_rwqe(struct sroce_qp *qp, u32 psn, bool rc)
  * packet carries), by proto/access.h's rules: a zero-length access checks
  * no key.  ROCE_ACCESS_OK with *@mr and *@mr_va (*@mr NULL when there is
  * nothing to copy), or the verdict.  Caller holds rcu_read_lock() until
- * the copy is done.
+ * the copy is done.  @pd: the PD the access must be in (resp_pd()).
  */
 static enum roce_access_verdict resp_resolve(struct sroce_qp *qp,
+					     struct ib_pd *pd,
 					     const struct roce_reth *range,
 					     u32 need, struct sroce_mr **mr,
 					     u64 *mr_va)
@@ -218,7 +244,7 @@ static enum roce_access_verdict resp_resolve(struct sroce_qp *qp,
 	enum roce_access_verdict v;
 
 	*mr = NULL;
-	v = roce_reth_check(found ? &t.desc : NULL, qp->ib.pd, range, need);
+	v = roce_reth_check(found ? &t.desc : NULL, pd, range, need);
 	if (v != ROCE_ACCESS_OK || !range->len)
 		return v;
 	v = sroce_rkey_translate(qp, &t, range->va, range->len, mr_va);
@@ -239,7 +265,7 @@ static u8 resp_check_reth(struct sroce_qp *qp, const struct roce_reth *reth,
 	if (!(qp->access & need))
 		return ROCE_NAK_REM_ACCESS_ERR;
 	rcu_read_lock();
-	v = resp_resolve(qp, reth, need, &mr, &mr_va);
+	v = resp_resolve(qp, resp_pd(qp), reth, need, &mr, &mr_va);
 	rcu_read_unlock();
 	return v == ROCE_ACCESS_OK ? 0 : roce_access_nak(v);
 }
@@ -253,7 +279,8 @@ static u8 resp_write_data(struct sroce_qp *qp, const struct roce_reth *range,
 	u64 mr_va;
 
 	rcu_read_lock();
-	v = resp_resolve(qp, range, ROCE_ACCESS_REMOTE_WRITE, &mr, &mr_va);
+	v = resp_resolve(qp, resp_pd(qp), range, ROCE_ACCESS_REMOTE_WRITE,
+			 &mr, &mr_va);
 	if (mr)
 		sroce_mr_copy_skb(mr, mr_va, skb, skb_off, range->len);
 	rcu_read_unlock();
@@ -296,7 +323,7 @@ static u8 resp_send_data(struct sroce_qp *qp, struct sk_buff *skb,
 	if (!(flags & ROCE_OPF_LAST) && pkt->payload_len != qp->mtu)
 		return ROCE_NAK_INVALID_REQ;
 
-	err = sroce_sgl_copy_skb(qp->sdev, qp->ib.pd, qp->rwqe.sge,
+	err = sroce_sgl_copy_skb(qp->sdev, resp_pd(qp), qp->rwqe.sge,
 				 qp->rwqe.num_sge, qp->recv_offset, skb,
 				 pkt->payload_off, pkt->payload_len,
 				 IB_ACCESS_LOCAL_WRITE);
@@ -316,7 +343,8 @@ static u8 resp_send_data(struct sroce_qp *qp, struct sk_buff *skb,
 			wc.ex.imm_data = (__force __be32)pkt->imm_be;
 		}
 		if (flags & ROCE_OPF_INV) {
-			if (sroce_key_invalidate(qp, pkt->ieth_rkey, true))
+			if (sroce_key_invalidate(qp, resp_pd(qp), pkt->ieth_rkey,
+						 true))
 				wc.status = IB_WC_REM_INV_REQ_ERR;
 			wc.wc_flags |= IB_WC_WITH_INVALIDATE;
 			wc.ex.invalidate_rkey = pkt->ieth_rkey;
@@ -428,6 +456,7 @@ static u8 resp_read(struct sroce_qp *qp, const struct roce_pkt_info *pkt,
 	r->va = pkt->reth.va;
 	r->rkey = pkt->reth.rkey;
 	r->length = pkt->reth.len;
+	r->xrc_srqn = qp->xrc_srq ? qp->xrc_srq->srq_num : 0;
 	qp->msn++;
 	if (*npsn == 1 && !qp->reads_queued && resp_read_inline(qp, r))
 		return 0;
@@ -503,7 +532,7 @@ static u8 resp_atomic(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	rcu_read_lock();
 	found = sroce_rkey_lookup(qp, a->rkey, &t);
 	p = resp_map_target(qp, &t,
-			    roce_atomic_check(found ? &t.desc : NULL, qp->ib.pd, a),
+			    roce_atomic_check(found ? &t.desc : NULL, resp_pd(qp), a),
 			    a->va, &page, &nak);
 	if (!p) {
 		rcu_read_unlock();
@@ -511,7 +540,7 @@ static u8 resp_atomic(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	}
 	spin_lock(&sroce_atomic_lock);
 	orig = READ_ONCE(*p);
-	if (pkt->bth.opcode == ROCE_OP_RC_CMP_SWAP) {
+	if (roce_opcode_on(pkt->bth.opcode, ROCE_OP_RC_BASE) == ROCE_OP_RC_CMP_SWAP) {
 		if (orig == a->compare)
 			WRITE_ONCE(*p, a->swap_add);
 	} else {
@@ -564,7 +593,7 @@ static u8 resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
 	found = sroce_rkey_lookup(qp, pkt->reth.rkey, &t);
 	p = resp_map_target(qp, &t,
 			    roce_atomic_write_check(found ? &t.desc : NULL,
-						    qp->ib.pd, &pkt->reth),
+						    resp_pd(qp), &pkt->reth),
 			    pkt->reth.va, &page, &nak);
 	if (!p) {
 		rcu_read_unlock();
@@ -609,7 +638,7 @@ static u8 resp_flush(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 
 	rcu_read_lock();
 	found = sroce_rkey_lookup(qp, pkt->reth.rkey, &t);
-	v = roce_flush_check(found ? &t.desc : NULL, qp->ib.pd, &pkt->feth,
+	v = roce_flush_check(found ? &t.desc : NULL, resp_pd(qp), &pkt->feth,
 			     &pkt->reth);
 	if (v == ROCE_ACCESS_OK) {
 		bool whole = pkt->feth.selectivity == ROCE_FLUSH_MR;
@@ -672,6 +701,23 @@ static void resp_duplicate(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	sroce_qp_schedule_send(qp);
 }
 
+/*
+ * XRC target: the request's XRCETH must name an XRC SRQ of the target's
+ * domain, and every packet of a message the SRQ the message began with.
+ * Anything else is an invalid request, as a malformed one is.
+ */
+static u8 resp_xrc_target(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
+{
+	qp->xrc_srq = sroce_xrc_srq_lookup(qp, pkt->xrc_srqn);
+	if (!qp->xrc_srq ||
+	    (qp->have_rwqe && qp->xrc_srq->srq_num != qp->xrc_srqn)) {
+		qp->xrc_srq = NULL;
+		sroce_count(qp->sdev, SROCE_CNT_XRC_BAD_SRQ, 1);
+		return ROCE_NAK_INVALID_REQ;
+	}
+	return 0;
+}
+
 /* UC: the message in progress is lost; drop until the next FIRST. */
 static void resp_uc_drop(struct sroce_qp *qp, u32 psn)
 {
@@ -682,7 +728,7 @@ static void resp_uc_drop(struct sroce_qp *qp, u32 psn)
 static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
 		       const struct roce_pkt_info *pkt)
 {
-	bool rc = qp->ib.qp_type == IB_QPT_RC;
+	bool rc = sroce_qp_reliable(qp);
 	u32 flags = pkt->op->flags;
 	u32 psn = pkt->bth.psn;
 	u32 npsn = 1;
@@ -703,6 +749,13 @@ static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
 	case ROCE_RESP_INVALID:
 		resp_fatal(qp, psn, ROCE_NAK_INVALID_REQ, rc);
 		return;
+	}
+	if (qp->xrcd) {
+		res = resp_xrc_target(qp, pkt);
+		if (res) {
+			resp_fatal(qp, psn, res, rc);
+			return;
+		}
 	}
 	if (rc && sroce_fault_on(&qp->sdev->fault)) {
 		switch (sroce_fault_resp_nak(qp, pkt->bth.opcode)) {
@@ -764,7 +817,26 @@ void sroce_resp_flush_rwqe(struct sroce_qp *qp)
 	spin_lock_bh(&qp->resp_lock);
 	if (qp->have_rwqe) {
 		qp->have_rwqe = false;
-		sroce_flush_recv(qp, qp->rwqe.wr_id);
+		if (!qp->xrcd) {
+			sroce_flush_recv(qp, qp->rwqe.wr_id);
+		} else {
+			/* To the CQ of the XRC SRQ it came from, if that
+			 * still exists (nobody waits for it otherwise).
+			 */
+			struct ib_wc wc = {
+				.wr_id = qp->rwqe.wr_id,
+				.status = IB_WC_WR_FLUSH_ERR,
+				.opcode = IB_WC_RECV,
+				.qp = &qp->ib,
+			};
+
+			rcu_read_lock();
+			qp->xrc_srq = sroce_xrc_srq_lookup(qp, qp->xrc_srqn);
+			if (qp->xrc_srq)
+				sroce_cq_post(resp_cq(qp), &wc, false);
+			qp->xrc_srq = NULL;
+			rcu_read_unlock();
+		}
 	}
 	spin_unlock_bh(&qp->resp_lock);
 }
@@ -784,10 +856,14 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
 		return;
 	}
-	if (qp->ib.qp_type == IB_QPT_UD || qp->ib.qp_type == IB_QPT_GSI)
+	if (qp->ib.qp_type == IB_QPT_UD || qp->ib.qp_type == IB_QPT_GSI) {
 		resp_ud(qp, skb, pkt);
-	else
+	} else {
+		rcu_read_lock();	/* as long as qp->xrc_srq is set */
 		resp_rc_uc(qp, skb, pkt);
+		qp->xrc_srq = NULL;
+		rcu_read_unlock();
+	}
 	spin_unlock_bh(&qp->resp_lock);
 }
 
@@ -811,6 +887,7 @@ static void send_read_packet(struct sroce_qp *qp, struct roce_rd_res *r)
 	     first	   ? ROCE_OP_RC_READ_RESP_FIRST :
 	     last	   ? ROCE_OP_RC_READ_RESP_LAST :
 			     ROCE_OP_RC_READ_RESP_MIDDLE;
+	op = roce_opcode_on(op, sroce_qp_op_base(qp));
 	hdr_len = roce_opcode_get(op)->hdr_len;
 	pi.bth.opcode = op;
 	pi.bth.pkey = ROCE_DEFAULT_PKEY;
@@ -823,7 +900,14 @@ static void send_read_packet(struct sroce_qp *qp, struct roce_rd_res *r)
 	rcu_read_lock();
 	mr = NULL;
 	if (len) {
-		resp_resolve(qp, &(struct roce_reth){ .va = r->va + r->sent,
+		/* At an XRC target, the PD of the SRQ the READ named, if
+		 * that SRQ still exists; none (so no MR) if not.
+		 */
+		struct sroce_srq *xsrq = qp->xrcd ?
+			sroce_xrc_srq_lookup(qp, r->xrc_srqn) : NULL;
+		struct ib_pd *pd = !qp->xrcd ? qp->ib.pd : xsrq ? xsrq->ib.pd : NULL;
+
+		resp_resolve(qp, pd, &(struct roce_reth){ .va = r->va + r->sent,
 						      .rkey = r->rkey,
 						      .len = len },
 			     ROCE_ACCESS_REMOTE_READ, &mr, &mr_va);
@@ -868,7 +952,7 @@ bool sroce_resp_send_reads(struct sroce_qp *qp, int *budget)
 	 * while it handles this QP's requests (a ping-pong spun on it).
 	 * The hint is set under resp_lock before the work is scheduled.
 	 */
-	if (qp->ib.qp_type != IB_QPT_RC || !READ_ONCE(qp->reads_queued))
+	if (!sroce_qp_reliable(qp) || !READ_ONCE(qp->reads_queued))
 		return false;
 	spin_lock_bh(&qp->resp_lock);
 	while (*budget > 0 && !qp->tx_backoff && (r = roce_rd_next_read(&qp->rd_res)) &&

@@ -109,6 +109,7 @@ enum sroce_counter {
 	SROCE_CNT_TX_ZCOPY_BYTES,	/* payload sent from registered memory */
 	SROCE_CNT_TX_COPIED_BYTES,	/* payload copied into packets */
 	SROCE_CNT_RX_STEERED,		/* received on another CPU (rxsteer.c) */
+	SROCE_CNT_XRC_BAD_SRQ,		/* XRCETH named no SRQ of the domain */
 	/* Fault injection (fault.c): what the rules did. */
 	SROCE_CNT_FAULT_DROP,
 	SROCE_CNT_FAULT_DELAY,
@@ -216,6 +217,11 @@ struct sroce_ucontext {
 
 struct sroce_pd {
 	struct ib_pd ib;
+};
+
+/* An XRC domain (verbs.c): ib_core keeps its SRQs and target QPs. */
+struct sroce_xrcd {
+	struct ib_xrcd ib;
 };
 
 static inline struct sroce_pd *to_spd(struct ib_pd *pd)
@@ -402,7 +408,8 @@ u8 sroce_mw_bind(struct sroce_qp *qp, const struct sroce_send_wqe *wqe);
  * LOCAL_INV (@remote false) and SEND_WITH_INV (@remote true) of @key, an
  * MR or a window, by @qp.  0 or -EINVAL.
  */
-int sroce_key_invalidate(struct sroce_qp *qp, u32 key, bool remote);
+int sroce_key_invalidate(struct sroce_qp *qp, struct ib_pd *pd, u32 key,
+			 bool remote);
 /*
  * What an rkey names: an MR, or a window seen through one snapshot of its
  * binding.  The responder checks a request against @desc with
@@ -508,6 +515,7 @@ int sroce_rq_post(struct sroce_rq *rq, const struct ib_recv_wr *wr,
 /* Entries waiting, for the SRQ limit event. */
 u32 sroce_rq_count(struct sroce_rq *rq);
 void sroce_srq_check_limit(struct sroce_srq *srq);
+struct sroce_srq *sroce_xrc_srq_lookup(struct sroce_qp *qp, u32 srqn);
 
 int sroce_create_srq(struct ib_srq *srq, struct ib_srq_init_attr *attr,
 		     struct ib_udata *udata);
@@ -759,9 +767,17 @@ struct sroce_qp {
 
 	/* --- receive side ------------------------------------------------ */
 	struct sroce_cq *rcq;
-	struct sroce_rq rq;		/* unused with an SRQ */
+	struct sroce_rq rq;		/* unused with an SRQ, and by XRC */
 	struct sroce_srq *srq;
+	struct ib_xrcd *xrcd;		/* XRC target: the domain of its SRQs */
 	spinlock_t resp_lock;		/* responder state below */
+	/*
+	 * XRC target: the SRQ this request's XRCETH names, found under RCU
+	 * for the one packet (an XRC SRQ may be destroyed at any time), and
+	 * the number of the one the receive WQE in progress came from.
+	 */
+	struct sroce_srq *xrc_srq;
+	u32 xrc_srqn;
 	struct roce_resp_seq seq;	/* expected PSN, message in progress */
 	u32 msn;
 	bool have_rwqe;
@@ -779,6 +795,25 @@ struct sroce_qp {
 static inline struct sroce_qp *to_sqp(struct ib_qp *qp)
 {
 	return container_of(qp, struct sroce_qp, ib);
+}
+
+/* RC and both XRC halves: acknowledged, retried, with READs and atomics. */
+static inline bool sroce_qp_reliable(const struct sroce_qp *qp)
+{
+	return qp->ib.qp_type == IB_QPT_RC || qp->ib.qp_type == IB_QPT_XRC_INI ||
+	       qp->ib.qp_type == IB_QPT_XRC_TGT;
+}
+
+static inline bool sroce_qp_xrc(const struct sroce_qp *qp)
+{
+	return qp->ib.qp_type == IB_QPT_XRC_INI || qp->ib.qp_type == IB_QPT_XRC_TGT;
+}
+
+/* The transport bits of the opcodes the QP sends (ROCE_OP_*_BASE). */
+static inline u8 sroce_qp_op_base(const struct sroce_qp *qp)
+{
+	return qp->ib.qp_type == IB_QPT_UC ? ROCE_OP_UC_BASE :
+	       sroce_qp_xrc(qp) ? ROCE_OP_XRC_BASE : ROCE_OP_RC_BASE;
 }
 
 static inline struct sroce_swqe *sroce_swqe(struct sroce_qp *qp, u32 index)

@@ -194,6 +194,33 @@ void sroce_srq_check_limit(struct sroce_srq *srq)
 		srq->ib.event_handler(&ev, srq->ib.srq_context);
 }
 
+/*
+ * No new lookups by number, and none still running: XRC target QPs find
+ * an XRC SRQ by the number in each request's XRCETH, under RCU, with no
+ * reference that would keep it (ib_core lets it be destroyed while target
+ * QPs of its domain live, as on hardware).
+ */
+static void srq_unpublish(struct sroce_dev *sdev, struct sroce_srq *srq)
+{
+	xa_erase(&sdev->srqs, srq->srq_num);
+	if (srq->ib.srq_type == IB_SRQT_XRC)
+		synchronize_rcu();
+}
+
+/*
+ * The XRC SRQ @srqn for a request to XRC target @qp: one of the target's
+ * domain, or NULL.  Caller holds rcu_read_lock() while it uses the SRQ.
+ */
+struct sroce_srq *sroce_xrc_srq_lookup(struct sroce_qp *qp, u32 srqn)
+{
+	struct sroce_srq *srq = xa_load(&qp->sdev->srqs, srqn);
+
+	if (!srq || srq->ib.srq_type != IB_SRQT_XRC ||
+	    srq->ib.ext.xrc.xrcd != qp->xrcd)
+		return NULL;
+	return srq;
+}
+
 int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		     struct ib_udata *udata)
 {
@@ -203,7 +230,7 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	struct ib_srq_attr *attr = &init->attr;
 	int err;
 
-	if (init->srq_type != IB_SRQT_BASIC)
+	if (init->srq_type != IB_SRQT_BASIC && init->srq_type != IB_SRQT_XRC)
 		return -EOPNOTSUPP;
 	if (!attr->max_wr || attr->max_wr > SROCE_MAX_SRQ_WR ||
 	    attr->max_sge > SROCE_MAX_SGE)
@@ -230,6 +257,10 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		goto err_rq;
 	}
 
+	/* What an XRCETH names; uverbs returns it as the SRQ number. */
+	if (init->srq_type == IB_SRQT_XRC)
+		ibsrq->ext.xrc.srq_num = srq->srq_num;
+
 	if (udata) {
 		resp.srq_num = srq->srq_num;
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
@@ -241,7 +272,7 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	return 0;
 
 err_num:
-	xa_erase(&sdev->srqs, srq->srq_num);
+	srq_unpublish(sdev, srq);
 err_rq:
 	sroce_rq_free(&srq->rq);
 	return err;
@@ -363,12 +394,12 @@ int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 	return 0;
 }
 
-/* ib_core destroys an SRQ only once no QP uses it. */
+/* ib_core destroys an SRQ only once no QP uses it (XRC: see above). */
 int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct sroce_srq *srq = to_ssrq(ibsrq);
 
-	xa_erase(&to_sdev(ibsrq->device)->srqs, srq->srq_num);
+	srq_unpublish(to_sdev(ibsrq->device), srq);
 	sroce_rq_free(&srq->rq);
 	return 0;
 }

@@ -49,6 +49,7 @@ void sroce_fill_device_attrs(struct sroce_dev *sdev, struct ib_device_attr *a)
 	a->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_RC_RNR_NAK_GEN |
 			      IB_DEVICE_MEM_MGT_EXTENSIONS | IB_DEVICE_SRQ_RESIZE |
 			      IB_DEVICE_MEM_WINDOW | IB_DEVICE_MEM_WINDOW_TYPE_2B |
+			      IB_DEVICE_XRC |
 			      /* global visibility only: no persistent memory */
 			      SROCE_DEVICE_PLACEMENT_CAPS;
 	/* `rdma link delete` may remove the device, as for rxe. */
@@ -185,6 +186,21 @@ static int sroce_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 	return 0;
 }
 
+/*
+ * An XRC domain needs nothing of ours: ib_core ties it to the file, counts
+ * its users and keeps its target QPs; the receive path checks that an
+ * XRCETH names an SRQ of the target QP's domain by comparing pointers.
+ */
+static int sroce_alloc_xrcd(struct ib_xrcd *xrcd, struct ib_udata *udata)
+{
+	return 0;
+}
+
+static int sroce_dealloc_xrcd(struct ib_xrcd *xrcd, struct ib_udata *udata)
+{
+	return 0;
+}
+
 const struct ib_device_ops sroce_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
@@ -196,6 +212,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.alloc_mw = sroce_alloc_mw,
 	.alloc_pd = sroce_alloc_pd,
 	.alloc_ucontext = sroce_alloc_ucontext,
+	.alloc_xrcd = sroce_alloc_xrcd,
 	.attach_mcast = sroce_attach_mcast,
 	.create_ah = sroce_create_ah,
 	.create_cq = sroce_create_cq_op,
@@ -206,6 +223,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.dealloc_mw = sroce_dealloc_mw,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
+	.dealloc_xrcd = sroce_dealloc_xrcd,
 	.dereg_mr = sroce_dereg_mr,
 	.destroy_ah = sroce_destroy_ah,
 	.destroy_cq = sroce_destroy_cq,
@@ -245,4 +263,5 @@ const struct ib_device_ops sroce_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ib),
 	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ib),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ib),
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, sroce_xrcd, ib),
 };

@@ -7,7 +7,7 @@
  * and initialise the context, then GET_CONTEXT creates the kernel ucontext,
  * whose driver payload tells us which sroce ABI the kernel speaks.
  *
- * Ops left NULL in kContextOps keep libibverbs' dummies (EOPNOTSUPP): XRC,
+ * Ops left NULL in kContextOps keep libibverbs' dummies (EOPNOTSUPP):
  * flows, counters, device memory, parent/thread domains, work queues and
  * RSS, none of which sroce offers.
  */
@@ -110,6 +110,9 @@ constexpr verbs_context_ops make_context_ops()
 	ops.destroy_srq = destroy_srq;
 	ops.detach_mcast = detach_mcast;
 	ops.free_context = free_context;
+	ops.close_xrcd = close_xrcd;
+	ops.open_qp = open_qp;
+	ops.open_xrcd = open_xrcd;
 	ops.get_srq_num = get_srq_num;
 	ops.modify_qp = modify_qp;
 	ops.modify_qp_rate_limit = modify_qp_rate_limit;

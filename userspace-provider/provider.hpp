@@ -99,6 +99,13 @@ int rereg_mr(verbs_mr *vmr, int flags, ibv_pd *ibpd, void *addr,
 int dereg_mr(verbs_mr *vmr) noexcept;
 
 /* ------------------------------------------------------------------------
+ * XRC domains (xrcd.cpp)
+ * ---------------------------------------------------------------------- */
+
+ibv_xrcd *open_xrcd(ibv_context *ibctx, ibv_xrcd_init_attr *attr) noexcept;
+int close_xrcd(ibv_xrcd *ibxrcd) noexcept;
+
+/* ------------------------------------------------------------------------
  * Memory windows (mw.cpp)
  * ---------------------------------------------------------------------- */
 

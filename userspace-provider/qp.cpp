@@ -10,6 +10,13 @@
  * many slots as max_*_wr, and slots large enough for max_*_sge SGEs or
  * max_inline_data bytes.  A kernel that disagrees speaks another ABI, and
  * we fail with EPROTO rather than corrupt its rings later.
+ *
+ * XRC: a send QP (IBV_QPT_XRC_SEND) is an RC requester with a send ring
+ * and no receive queue; each WQE names the remote XRC SRQ.  A receive QP
+ * (IBV_QPT_XRC_RECV, from ibv_create_qp_ex with an XRC domain or
+ * ibv_open_qp) belongs to the domain, not to the process: ib_core creates
+ * it without driver data, so it has no rings, and it is only modified,
+ * queried and destroyed.
  */
 #include "qp.hpp"
 
@@ -26,12 +33,19 @@ using CreateQpExResp =
 using ModifyQpExCmd = abi::DrvCmd<struct ibv_modify_qp_ex, sroce_modify_qp_cmd>;
 
 /*
- * ibv_qp_init_attr_ex comp_mask bits create_qp_ex accepts.  XRC, TSO and
- * RSS (IND_TABLE, RX_HASH) are not RoCE-soft-device features we offer.
+ * ibv_qp_init_attr_ex comp_mask bits create_qp_ex accepts.  TSO and RSS
+ * (IND_TABLE, RX_HASH) are not RoCE-soft-device features we offer.
  */
 constexpr uint32_t kSupportedQpInitMask = IBV_QP_INIT_ATTR_PD |
+					  IBV_QP_INIT_ATTR_XRCD |
 					  IBV_QP_INIT_ATTR_CREATE_FLAGS |
 					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+
+/* With a receive queue of its own: neither an SRQ user nor XRC. */
+bool owns_rq(ibv_qp_type type, const ibv_srq *srq) noexcept
+{
+	return !srq && type != IBV_QPT_XRC_SEND && type != IBV_QPT_XRC_RECV;
+}
 
 /*
  * Maps one ring described by `info`, or none when the kernel made none
@@ -47,7 +61,7 @@ int map_ring(Mapping &m, int cmd_fd, const sroce_ring_info &info,
 
 /* Everything after the kernel QP exists: map and bind the rings. */
 int setup_queues(Qp &qp, int cmd_fd, ibv_qp_type type, const ibv_qp_cap &cap,
-		 bool uses_srq, const sroce_create_qp_resp &drv) noexcept
+		 bool has_rq, const sroce_create_qp_resp &drv) noexcept
 {
 	const Doorbell doorbell{
 		.fn = uverbs_post_send_doorbell,
@@ -76,7 +90,7 @@ int setup_queues(Qp &qp, int cmd_fd, ibv_qp_type type, const ibv_qp_cap &cap,
 	}
 
 	Mapping rq_map;
-	if (!uses_srq) {
+	if (has_rq) {
 		ret = map_ring(rq_map, cmd_fd, drv.rq, cap.max_recv_wr);
 		if (ret)
 			return ret;
@@ -90,11 +104,11 @@ int setup_queues(Qp &qp, int cmd_fd, ibv_qp_type type, const ibv_qp_cap &cap,
 				return ret;
 		}
 	}
-	/* With an SRQ the kernel makes no RQ ring (rq.mmap_length == 0). */
+	/* Without an RQ the kernel makes no ring (rq.mmap_length == 0). */
 
 	qp.sq_map = std::move(sq_map);
 	qp.rq_map = std::move(rq_map);
-	qp.has_rq = !uses_srq;
+	qp.has_rq = has_rq;
 	return 0;
 }
 
@@ -112,7 +126,7 @@ void abandon_qp(Qp &qp, int err) noexcept
 ibv_qp *create_qp(ibv_pd *ibpd, ibv_qp_init_attr *attr) noexcept
 {
 	if (!wr_opcodes_for(attr->qp_type)) {
-		errno = EOPNOTSUPP; /* XRC, raw packet, driver QPs */
+		errno = EOPNOTSUPP; /* XRC receive (needs a domain), raw, driver */
 		return nullptr;
 	}
 
@@ -132,7 +146,7 @@ ibv_qp *create_qp(ibv_pd *ibpd, ibv_qp_init_attr *attr) noexcept
 	}
 
 	ret = setup_queues(*qp, ibpd->context->cmd_fd, attr->qp_type,
-			   attr->cap, attr->srq != nullptr, resp.drv);
+			   attr->cap, owns_rq(attr->qp_type, attr->srq), resp.drv);
 	if (ret) {
 		abandon_qp(*qp, ret);
 		return nullptr;
@@ -142,12 +156,16 @@ ibv_qp *create_qp(ibv_pd *ibpd, ibv_qp_init_attr *attr) noexcept
 
 ibv_qp *create_qp_ex(ibv_context *ibctx, ibv_qp_init_attr_ex *attr) noexcept
 {
-	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD)) {
+	const bool xrc_recv = attr->qp_type == IBV_QPT_XRC_RECV;
+
+	/* A receive QP belongs to a domain, every other QP to a PD. */
+	if (!(attr->comp_mask &
+	      (xrc_recv ? IBV_QP_INIT_ATTR_XRCD : IBV_QP_INIT_ATTR_PD))) {
 		errno = EINVAL;
 		return nullptr;
 	}
 	if ((attr->comp_mask & ~kSupportedQpInitMask) ||
-	    !wr_opcodes_for(attr->qp_type) ||
+	    (!wr_opcodes_for(attr->qp_type) && !xrc_recv) ||
 	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
 	     attr->create_flags) ||
 	    ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
@@ -171,8 +189,10 @@ ibv_qp *create_qp_ex(ibv_context *ibctx, ibv_qp_init_attr_ex *attr) noexcept
 		return nullptr;
 	}
 
+	if (xrc_recv)
+		return &qp.release()->vqp.qp; /* no rings, no posting */
 	ret = setup_queues(*qp, ibctx->cmd_fd, attr->qp_type, attr->cap,
-			   attr->srq != nullptr, resp.drv);
+			   owns_rq(attr->qp_type, attr->srq), resp.drv);
 	if (ret) {
 		abandon_qp(*qp, ret);
 		return nullptr;
@@ -180,6 +200,25 @@ ibv_qp *create_qp_ex(ibv_context *ibctx, ibv_qp_init_attr_ex *attr) noexcept
 	/* After the command: libibverbs' set_qp() zeroes vqp.comp_mask. */
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		install_qp_ex_ops(*qp, attr->send_ops_flags);
+	return &qp.release()->vqp.qp;
+}
+
+/* ibv_open_qp: another handle on an XRC receive QP of a shared domain. */
+ibv_qp *open_qp(ibv_context *ibctx, ibv_qp_open_attr *attr) noexcept
+{
+	Owned<Qp> qp(new (std::nothrow) Qp);
+	if (!qp) {
+		errno = ENOMEM;
+		return nullptr;
+	}
+	struct ibv_open_qp cmd{};
+	ib_uverbs_create_qp_resp resp{};
+	const int ret = ibv_cmd_open_qp(ibctx, &qp->vqp, sizeof(qp->vqp), attr,
+					&cmd, sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		errno = ret;
+		return nullptr;
+	}
 	return &qp.release()->vqp.qp;
 }
 
@@ -279,7 +318,9 @@ int detach_mcast(ibv_qp *ibqp, const ibv_gid *gid, uint16_t lid) noexcept
 
 int post_send(ibv_qp *ibqp, ibv_send_wr *wr, ibv_send_wr **bad_wr) noexcept
 {
-	if (!can_post_send(ibqp->state) && wr) {
+	/* An XRC receive QP has no send queue: nothing may be posted. */
+	if ((!can_post_send(ibqp->state) || ibqp->qp_type == IBV_QPT_XRC_RECV) &&
+	    wr) {
 		*bad_wr = wr;
 		return EINVAL;
 	}

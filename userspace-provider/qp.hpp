@@ -28,7 +28,7 @@ struct Qp {
 	RecvQueue rq;
 	Mapping sq_map;
 	Mapping rq_map;
-	bool has_rq = false; /* false: receives are posted to an SRQ */
+	bool has_rq = false; /* false: receives go to an SRQ, or none (XRC) */
 
 	Qp() noexcept { std::memset(&vqp, 0, sizeof(vqp)); }
 	Qp(const Qp &) = delete;
@@ -90,6 +90,7 @@ constexpr uint64_t kRcSendOps = kRcWrOpcodes | IBV_QP_EX_WITH_ATOMIC_WRITE;
 #endif
 constexpr uint64_t kUcSendOps = kUcWrOpcodes;
 constexpr uint64_t kUdSendOps = kUdWrOpcodes;
+constexpr uint64_t kXrcSendOps = kXrcWrOpcodes;
 
 constexpr uint64_t send_ops_for(ibv_qp_type type)
 {
@@ -100,6 +101,8 @@ constexpr uint64_t send_ops_for(ibv_qp_type type)
 		return kUcSendOps;
 	case IBV_QPT_UD:
 		return kUdSendOps;
+	case IBV_QPT_XRC_SEND:
+		return kXrcSendOps;
 	default:
 		return 0;
 	}
@@ -114,6 +117,7 @@ void install_qp_ex_ops(Qp &qp, uint64_t send_ops_flags) noexcept;
 /* Ops (qp.cpp). */
 ibv_qp *create_qp(ibv_pd *ibpd, ibv_qp_init_attr *attr) noexcept;
 ibv_qp *create_qp_ex(ibv_context *ibctx, ibv_qp_init_attr_ex *attr) noexcept;
+ibv_qp *open_qp(ibv_context *ibctx, ibv_qp_open_attr *attr) noexcept;
 int modify_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int attr_mask) noexcept;
 int modify_qp_rate_limit(ibv_qp *ibqp, ibv_qp_rate_limit_attr *attr) noexcept;
 int query_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int attr_mask,

@@ -41,7 +41,7 @@ sroce_send_wqe *begin_wqe(ibv_qp_ex *ibqp, ibv_wr_opcode op) noexcept
 	WrBatch &b = sq.batch;
 	if (b.err)
 		return nullptr;
-	if (b.need_ud_addr) { /* previous UD WQE never got wr_set_ud_addr */
+	if (b.need_dest) { /* previous WQE never got its UD address or SRQ */
 		b.err = EINVAL;
 		return nullptr;
 	}
@@ -65,7 +65,8 @@ sroce_send_wqe *begin_wqe(ibv_qp_ex *ibqp, ibv_wr_opcode op) noexcept
 
 	b.last = reinterpret_cast<sroce_send_wqe *>(slot);
 	++b.next;
-	b.need_ud_addr = sq.qp_type == IBV_QPT_UD;
+	b.need_dest = sq.qp_type == IBV_QPT_UD ||
+		      (sq.qp_type == IBV_QPT_XRC_SEND && xrc_needs_srqn(op));
 	return b.last;
 }
 
@@ -106,7 +107,7 @@ int wr_complete(ibv_qp_ex *ibqp) noexcept
 {
 	SendQueue &sq = sq_of(ibqp);
 	int err = sq.batch.err;
-	if (!err && sq.batch.need_ud_addr)
+	if (!err && sq.batch.need_dest)
 		err = EINVAL;
 	const bool publish = !err && sq.batch.next != sq.head;
 	if (publish)
@@ -331,7 +332,20 @@ void wr_set_ud_addr(ibv_qp_ex *ibqp, ibv_ah *ah, uint32_t remote_qpn,
 	w->wr.ud.remote_qpn = remote_qpn;
 	w->wr.ud.remote_qkey = remote_qkey;
 	w->wr.ud.reserved = 0;
-	sq_of(ibqp).batch.need_ud_addr = false;
+	sq_of(ibqp).batch.need_dest = false;
+}
+
+void wr_set_xrc_srqn(ibv_qp_ex *ibqp, uint32_t remote_srqn) noexcept
+{
+	sroce_send_wqe *w = current_wqe(ibqp);
+	if (!w)
+		return;
+	if (remote_srqn > kMaxXrcSrqn) {
+		fail(ibqp, EINVAL);
+		return;
+	}
+	w->xrc_srqn = remote_srqn;
+	sq_of(ibqp).batch.need_dest = false;
 }
 
 } /* namespace */
@@ -374,6 +388,8 @@ void install_qp_ex_ops(Qp &qp, uint64_t ops) noexcept
 	ex.wr_set_inline_data_list = wr_set_inline_data_list;
 	if (qp.sq.qp_type == IBV_QPT_UD)
 		ex.wr_set_ud_addr = wr_set_ud_addr;
+	if (qp.sq.qp_type == IBV_QPT_XRC_SEND)
+		ex.wr_set_xrc_srqn = wr_set_xrc_srqn;
 
 	ex.wr_start = wr_start;
 	ex.wr_complete = wr_complete;

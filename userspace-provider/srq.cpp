@@ -96,16 +96,24 @@ ibv_srq *create_srq_ex(ibv_context *ibctx, ibv_srq_init_attr_ex *attr) noexcept
 		return nullptr;
 	}
 	/*
-	 * Basic SRQs only.  libibverbs already routes plain basic requests
-	 * to create_srq; we get those that also carry a CQ (meaningless for
-	 * a basic SRQ, and ignored) and the XRC and tag-matching ones, which
-	 * need XRC domains and TM offload we do not have.
+	 * Basic and XRC SRQs.  libibverbs already routes plain basic
+	 * requests to create_srq; we get those that also carry a CQ
+	 * (meaningless for a basic SRQ, and ignored), the XRC ones, which
+	 * complete to their own CQ and are named by number in XRC requests,
+	 * and the tag-matching ones, which need TM offload we do not have.
 	 */
 	const ibv_srq_type type = (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE)
 					  ? attr->srq_type
 					  : IBV_SRQT_BASIC;
-	if (type != IBV_SRQT_BASIC ||
-	    (attr->comp_mask & (IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_TM))) {
+	const uint32_t xrc_needs = IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
+	if (type == IBV_SRQT_XRC) {
+		if ((attr->comp_mask & xrc_needs) != xrc_needs ||
+		    !attr->xrcd || !attr->cq) {
+			errno = EINVAL;
+			return nullptr;
+		}
+	} else if (type != IBV_SRQT_BASIC ||
+		   (attr->comp_mask & (IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_TM))) {
 		errno = EOPNOTSUPP;
 		return nullptr;
 	}

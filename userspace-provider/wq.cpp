@@ -82,6 +82,10 @@ int validate_send_wr(const SendQueue &sq, const ibv_send_wr &wr, uint32_t op,
 
 	if (sq.qp_type == IBV_QPT_UD && !wr.wr.ud.ah)
 		return EINVAL;
+	/* An XRC SRQ number has 24 bits: never send a truncated one. */
+	if (sq.qp_type == IBV_QPT_XRC_SEND && xrc_needs_srqn(op) &&
+	    wr.qp_type.xrc.remote_srqn > kMaxXrcSrqn)
+		return EINVAL;
 	return 0;
 }
 
@@ -153,6 +157,8 @@ void encode_send_wr(const SendQueue &sq, const ibv_send_wr &wr, uint32_t op,
 		h.wr.ud.remote_qpn = wr.wr.ud.remote_qpn;
 		h.wr.ud.remote_qkey = wr.wr.ud.remote_qkey;
 	}
+	if (sq.qp_type == IBV_QPT_XRC_SEND && xrc_needs_srqn(op))
+		h.xrc_srqn = wr.qp_type.xrc.remote_srqn;
 
 	if (wr.send_flags & IBV_SEND_INLINE) {
 		h.inline_len = inline_len;

@@ -69,8 +69,20 @@ constexpr uint32_t kRcWrOpcodes =
 	~SROCE_WR_BIT(SROCE_WR_FLUSH); /* a name from rdma-core 45 on */
 constexpr uint32_t kUcWrOpcodes = SROCE_UC_WR_OPCODES;
 constexpr uint32_t kUdWrOpcodes = SROCE_UD_WR_OPCODES;
+constexpr uint32_t kXrcWrOpcodes = SROCE_XRC_WR_OPCODES;
+static_assert(!(kXrcWrOpcodes & ~kRcWrOpcodes), "XRC sends a subset of RC's");
+/* An XRCETH carries 24 bits of SRQ number. */
+constexpr uint32_t kMaxXrcSrqn = 0xFFFFFF;
+/* Work requests that go to the wire, and so to an XRC SRQ. */
+constexpr bool xrc_needs_srqn(uint32_t op)
+{
+	return op != IBV_WR_LOCAL_INV && op != IBV_WR_BIND_MW;
+}
 
-/* 0 for QP types without a send queue we drive (XRC, raw packet, ...). */
+/*
+ * 0 for QP types without a send queue we drive (XRC receive QPs, raw
+ * packet, ...).
+ */
 constexpr uint32_t wr_opcodes_for(ibv_qp_type type)
 {
 	switch (type) {
@@ -80,6 +92,8 @@ constexpr uint32_t wr_opcodes_for(ibv_qp_type type)
 		return kUcWrOpcodes;
 	case IBV_QPT_UD:
 		return kUdWrOpcodes;
+	case IBV_QPT_XRC_SEND:
+		return kXrcWrOpcodes;
 	default:
 		return 0;
 	}
@@ -118,7 +132,9 @@ struct WrBatch {
 	uint32_t next = 0;          /* index the next builder fills */
 	int err = 0;                /* first error, reported by wr_complete */
 	sroce_send_wqe *last = nullptr; /* WQE the setters amend */
-	bool need_ud_addr = false;  /* last UD WQE still lacks its address */
+	/* The last WQE still lacks its destination: a UD address
+	 * (wr_set_ud_addr) or an XRC SRQ (wr_set_xrc_srqn). */
+	bool need_dest = false;
 };
 
 /*

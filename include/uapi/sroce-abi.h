@@ -23,7 +23,7 @@
 			    #type "." #field " offset")
 
 /* uverbs ABI version: the provider accepts exactly this one. */
-#define SROCE_UVERBS_ABI_VERSION 2
+#define SROCE_UVERBS_ABI_VERSION 3	/* 3: XRC */
 
 /*
  * Device matching: the kernel exposes this sysfs attribute on every sroce
@@ -167,7 +167,8 @@ SROCE_STATIC_ASSERT(sizeof(struct sroce_sge) == 16, "sroce_sge layout");
  * up to SEND_WITH_INV; ATOMIC WRITE's and FLUSH's are their own
  * IBV_QP_EX_WITH_ bits).
  * As rxe: local invalidation on RC only, windows on RC and UC, READ and
- * atomics on RC, UD sends only.
+ * atomics on RC, UD sends only.  XRC send QPs take RC's operations but
+ * ATOMIC WRITE and FLUSH (which have no XRC opcodes here).
  */
 #define SROCE_WR_BIT(op)	(1u << (op))
 #define SROCE_UD_WR_OPCODES	(SROCE_WR_BIT(SROCE_WR_SEND) |			\
@@ -184,6 +185,9 @@ SROCE_STATIC_ASSERT(sizeof(struct sroce_sge) == 16, "sroce_sge layout");
 				 SROCE_WR_BIT(SROCE_WR_LOCAL_INV) |		\
 				 SROCE_WR_BIT(SROCE_WR_ATOMIC_WRITE) |		\
 				 SROCE_WR_BIT(SROCE_WR_FLUSH))
+#define SROCE_XRC_WR_OPCODES	(SROCE_RC_WR_OPCODES &				\
+				 ~(SROCE_WR_BIT(SROCE_WR_ATOMIC_WRITE) |	\
+				   SROCE_WR_BIT(SROCE_WR_FLUSH)))
 
 /* WQE send_flags: libibverbs' ibv_send_flags, the kernel's IB_SEND_*. */
 #define SROCE_SEND_FENCE	(1u << 0)
@@ -207,7 +211,7 @@ struct sroce_send_wqe {
 	__u32 num_sge;
 	__u32 inline_len;	/* bytes of inline data when IBV_SEND_INLINE */
 	__u32 imm_data;		/* big-endian immediate, or rkey to invalidate */
-	__u32 reserved;
+	__u32 xrc_srqn;		/* XRC send QPs: the remote XRC SRQ; else ignored */
 	union {
 		struct {
 			__aligned_u64 remote_addr;
@@ -257,6 +261,7 @@ SROCE_ASSERT_OFFSET(sroce_send_wqe, send_flags, 12);
 SROCE_ASSERT_OFFSET(sroce_send_wqe, num_sge, 16);
 SROCE_ASSERT_OFFSET(sroce_send_wqe, inline_len, 20);
 SROCE_ASSERT_OFFSET(sroce_send_wqe, imm_data, 24);
+SROCE_ASSERT_OFFSET(sroce_send_wqe, xrc_srqn, 28);
 SROCE_ASSERT_OFFSET(sroce_send_wqe, wr.rdma.remote_addr, 32);
 SROCE_ASSERT_OFFSET(sroce_send_wqe, wr.rdma.rkey, 40);
 SROCE_ASSERT_OFFSET(sroce_send_wqe, wr.atomic.compare_add, 40);
@@ -341,13 +346,15 @@ SROCE_STATIC_ASSERT(sizeof(struct sroce_resize_cq_resp) == 24, "sroce_resize_cq_
 
 /*
  * A ring with mmap_length 0 does not exist: the RQ of a QP that uses an
- * SRQ (or a queue of depth 0).  num_slots >= the granted max_*_wr, which
+ * SRQ or of an XRC send QP (or a queue of depth 0).  XRC receive QPs
+ * have no rings at all: the kernel owns them (ib_core creates them
+ * without driver data) and answers no data for them.  num_slots >= the granted max_*_wr, which
  * the provider enforces as the queue depth.  max_inline_data equals
  * cap.max_inline_data.  Inline WQEs carry num_sge 0.
  */
 struct sroce_create_qp_resp {
 	struct sroce_ring_info sq;
-	struct sroce_ring_info rq;	/* mmap_length 0 when the QP uses an SRQ */
+	struct sroce_ring_info rq;	/* mmap_length 0: no RQ (SRQ, XRC) */
 	__u32 max_inline_data;
 	__u32 reserved;
 };

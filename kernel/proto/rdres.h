@@ -35,6 +35,7 @@ struct roce_rd_res {
 	u32 length;			/* of the whole request */
 	u32 sent;			/* bytes already sent */
 	u32 next_psn;
+	u32 xrc_srqn;			/* XRC: the SRQ whose PD it reads through */
 	/* ATOMIC: the original value returned */
 	u64 atomic_orig;
 };

@@ -230,6 +230,32 @@ TEST(PostSend, UdCarriesAhNumQpnAndQkey)
 	expect_header_eq(f.sq.send_wqe(0), want);
 }
 
+TEST(PostSend, XrcCarriesTheRemoteSrqNumber)
+{
+	FakeQp f(IBV_QPT_XRC_SEND);
+	ibv_sge sg{0x8000, 64, 0x80};
+	ibv_send_wr wr[2] = {make_wr(8, IBV_WR_SEND, &sg, 1),
+			     make_wr(9, IBV_WR_LOCAL_INV, nullptr, 0)};
+	wr[0].qp_type.xrc.remote_srqn = 0xABCDEF;
+	wr[0].next = &wr[1];
+	wr[1].invalidate_rkey = 0x1234;
+	wr[1].qp_type.xrc.remote_srqn = 0xFFFFFFFF; /* unused: not checked */
+
+	ibv_send_wr *bad = nullptr;
+	ASSERT_EQ(post_send(f.ibqp(), wr, &bad), 0);
+	EXPECT_EQ(f.sq.send_wqe(0).xrc_srqn, 0xABCDEFu);
+	EXPECT_EQ(f.sq.send_wqe(0).num_sge, 1u);
+	EXPECT_EQ(f.sq.send_wqe(1).xrc_srqn, 0u) << "local: no SRQ on the wire";
+
+	/* 24 bits on the wire: a wider number is refused, not truncated. */
+	FakeQp g(IBV_QPT_XRC_SEND);
+	ibv_send_wr big = make_wr(10, IBV_WR_SEND, &sg, 1);
+	big.qp_type.xrc.remote_srqn = 0x1000000;
+	EXPECT_EQ(post_send(g.ibqp(), &big, &bad), EINVAL);
+	EXPECT_EQ(bad, &big);
+	EXPECT_EQ(g.sq.ctrl()->producer, 0u);
+}
+
 /* Posts one WR and expects it refused with `err`, nothing published. */
 void expect_rejected(FakeQp &f, ibv_send_wr &wr, int err)
 {
@@ -259,6 +285,10 @@ TEST(PostSend, OpcodesAllowedPerQpType)
 		{IBV_QPT_UD, IBV_WR_SEND, true},
 		{IBV_QPT_UD, IBV_WR_RDMA_WRITE, false},
 		{IBV_QPT_UD, IBV_WR_SEND_WITH_INV, false},
+		{IBV_QPT_XRC_SEND, IBV_WR_RDMA_READ, true},
+		{IBV_QPT_XRC_SEND, IBV_WR_ATOMIC_CMP_AND_SWP, true},
+		{IBV_QPT_XRC_SEND, IBV_WR_SEND_WITH_INV, true},
+		{IBV_QPT_XRC_SEND, IBV_WR_ATOMIC_WRITE, false},
 	};
 	for (const Case &c : cases) {
 		SCOPED_TRACE(::testing::Message()
@@ -520,9 +550,9 @@ TEST(PostSend, GrantedDepthBelowRingSizeIsEnforced)
 		  EPROTO)
 		<< "slot too small for the inline limit";
 	EXPECT_EQ(init_send_queue(sq, f.sq.base(), f.sq.length(), 8,
-				  f.sq.slot_size(), IBV_QPT_XRC_SEND, 8, 4,
+				  f.sq.slot_size(), IBV_QPT_XRC_RECV, 8, 4,
 				  128, Doorbell{}),
-		  EINVAL);
+		  EINVAL) << "an XRC receive QP has no send queue";
 }
 
 TEST(PostSend, FreeRunningIndicesWrap)

@@ -276,7 +276,9 @@ TEST(QpEx, OnlyRequestedBuildersAreInstalled)
 	EXPECT_NE(f.qp.vqp.comp_mask & VERBS_QP_EX, 0u);
 	static_assert((kUcSendOps & ~kRcSendOps) == 0);
 	static_assert((kUdSendOps & ~kUcSendOps) == 0);
-	EXPECT_EQ(send_ops_for(IBV_QPT_XRC_SEND), 0u);
+	EXPECT_EQ(send_ops_for(IBV_QPT_XRC_RECV), 0u) << "no send queue";
+	EXPECT_EQ(send_ops_for(IBV_QPT_XRC_SEND), uint64_t{kXrcWrOpcodes});
+	EXPECT_EQ(kXrcSendOps & IBV_QP_EX_WITH_ATOMIC_WRITE, 0u) << "RC only";
 	EXPECT_EQ(kRcSendOps & IBV_QP_EX_WITH_TSO, 0u);
 	EXPECT_EQ(kUcSendOps & IBV_QP_EX_WITH_ATOMIC_WRITE, 0u) << "RC only";
 	EXPECT_EQ(q->wr_atomic_write, nullptr) << "not asked for";
@@ -445,6 +447,33 @@ TEST(QpEx, QpStateGatesTheBatch)
 	q->wr_send(q);
 	q->wr_set_ud_addr(q, &ah.ibv, 1, 2);
 	EXPECT_EQ(q->wr_complete(q), 0);
+}
+
+TEST(QpEx, XrcSendNeedsItsSrqNumber)
+{
+	FakeQp f(IBV_QPT_XRC_SEND);
+	install_qp_ex_ops(f.qp, kXrcSendOps);
+	ibv_qp_ex *q = f.qpx();
+	EXPECT_NE(q->wr_set_xrc_srqn, nullptr);
+	EXPECT_EQ(q->wr_set_ud_addr, nullptr);
+
+	expect_batch_fails(f, EINVAL, [](ibv_qp_ex *q) {
+		q->wr_send(q); /* no wr_set_xrc_srqn */
+	});
+	expect_batch_fails(f, EINVAL, [](ibv_qp_ex *q) {
+		q->wr_send(q);
+		q->wr_set_xrc_srqn(q, 0x1000000); /* wider than 24 bits */
+	});
+
+	q->wr_start(q);
+	q->wr_local_inv(q, 0x55); /* local: needs no SRQ */
+	q->wr_rdma_write(q, 0x66, 0x7000);
+	q->wr_set_xrc_srqn(q, 0x123456);
+	q->wr_set_sge(q, 0x80, 0x8000, 64);
+	EXPECT_EQ(q->wr_complete(q), 0);
+	EXPECT_EQ(f.sq.send_wqe(0).opcode, uint32_t{IBV_WR_LOCAL_INV});
+	EXPECT_EQ(f.sq.send_wqe(1).xrc_srqn, 0x123456u);
+	EXPECT_EQ(f.sq.send_wqe(1).wr.rdma.rkey, 0x66u);
 }
 
 TEST(QpEx, UdSendWithoutAddressIsRefused)
