@@ -15,6 +15,7 @@ unless it crashes on rxe too.
 On kernels after 6.1, rxe passes the tests of on-demand paging (6.15),
 which sroce does not offer yet: those skip on sroce and are listed, not
 failed.  ATOMIC WRITE and FLUSH (6.2) must pass wherever rxe passes them.
+The XRC tests, which skip on every rxe, must pass on sroce.
 """
 import collections
 import re
@@ -64,6 +65,11 @@ def parse(output):
 # Tests of features rxe gained after 6.1 and sroce lacks (another issue's
 # work); matched against the test id.
 LATER_RXE_FEATURES = re.compile(r"odp", re.I)
+# XRC: skipped on every rxe ("Create XRCD is not supported"), run on sroce:
+# each must pass (but XRC over on-demand paging, above).  rdma-core 44 has
+# six: two qp_ex SENDs, two atomics, the extended CQ, relaxed ordering.
+XRC_TEST = re.compile(r"\.test_\w*xrc\w*$")    # not "...DevxRcTraffic..."
+MIN_XRC_TESTS = 6
 
 
 def run_once(guest, dev, netns, what=""):
@@ -145,3 +151,7 @@ def test_pyverbs_suite_sroce_matches_rxe(guest):
           % (len(later), "\n".join(later)))
     behind = sorted(set(behind) - set(later))
     assert not behind, "passes on rxe, not on sroce: %s\n%s" % (behind, report)
+    xrc = {t: k for t, k in sroce.items()
+           if XRC_TEST.search(t) and not LATER_RXE_FEATURES.search(t)}
+    print("XRC on sroce: %s" % xrc)
+    assert len(xrc) >= MIN_XRC_TESTS and set(xrc.values()) == {"pass"}, xrc

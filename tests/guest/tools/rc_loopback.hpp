@@ -120,22 +120,22 @@ inline ibv_qp *make_rc(Setup &s, ibv_srq *srq = nullptr, uint32_t depth = 16,
 	return qp;
 }
 
-/* INIT -> RTR -> RTS towards `dest_qpn` at @dgid (default: the same
- * device), one READ or atomic outstanding each way.
+/* INIT -> RTR towards `dest_qpn` at @dgid, taking @rd_atomic READs or
+ * atomics from the peer at once.
  */
-inline void connect(Setup &s, ibv_qp *qp, uint32_t dest_qpn,
-		    const ibv_gid *dgid = nullptr)
+inline void to_rtr(Setup &s, ibv_qp *qp, uint32_t dest_qpn, const ibv_gid &dgid,
+		   uint8_t rd_atomic = 1)
 {
 	ibv_qp_attr a{};
 	a.qp_state = IBV_QPS_RTR;
 	a.path_mtu = IBV_MTU_1024;
 	a.dest_qp_num = dest_qpn;
 	a.rq_psn = 0;
-	a.max_dest_rd_atomic = 1;
+	a.max_dest_rd_atomic = rd_atomic;
 	a.min_rnr_timer = 12;
 	a.ah_attr.is_global = 1;
 	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.dgid = dgid ? *dgid : s.gid;
+	a.ah_attr.grh.dgid = dgid;
 	a.ah_attr.grh.sgid_index = s.gid_index;
 	a.ah_attr.grh.hop_limit = 64;
 	if (int err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
@@ -143,16 +143,33 @@ inline void connect(Setup &s, ibv_qp *qp, uint32_t dest_qpn,
 						    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
 						    IBV_QP_MIN_RNR_TIMER))
 		die("to RTR", err);
+}
+
+/* RTR -> RTS with @rd_atomic READs or atomics outstanding and @timeout. */
+inline void to_rts(ibv_qp *qp, uint8_t rd_atomic = 1, uint8_t timeout = 18)
+{
+	ibv_qp_attr a{};
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = 0;
-	a.timeout = 18;		/* ~1 s: nothing is retransmitted meanwhile */
+	a.timeout = timeout;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
+	a.max_rd_atomic = rd_atomic;
 	if (int err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
 						    IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 						    IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
 		die("to RTS", err);
+}
+
+/* INIT -> RTR -> RTS towards `dest_qpn` at @dgid (default: the same
+ * device), one READ or atomic outstanding each way; a timeout of ~1 s:
+ * nothing is retransmitted meanwhile.
+ */
+inline void connect(Setup &s, ibv_qp *qp, uint32_t dest_qpn,
+		    const ibv_gid *dgid = nullptr)
+{
+	to_rtr(s, qp, dest_qpn, dgid ? *dgid : s.gid);
+	to_rts(qp);
 }
 
 /* The next completion on @s's CQ, or a wc with wr_id ~0 after 10 s. */

@@ -15,6 +15,10 @@
  *     destroying objects still in use;
  *   - QP pairs connected properly over the device's own GID, so traffic
  *     flows, then destroyed with sends and READs in flight;
+ *   - XRC: a domain, XRC SRQs and a receive QP, a send QP towards it,
+ *     sends naming real, random and out-of-range SRQ numbers, SRQs
+ *     destroyed with that traffic in flight, the rest torn down in a
+ *     random order;
  *   - posts with random opcodes, flags, SGEs, keys and lengths;
  *   - random bytes written straight into the shared SQ, RQ and SRQ slots
  *     and random producer / consumer indices into the rings, then the
@@ -47,12 +51,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <random>
 #include <string>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -130,7 +136,12 @@ public:
 			die("buffer", ENOMEM);
 		std::memset(buf_, 0x5a, kBuf);
 	}
-	~Fuzzer() { std::free(buf_); }
+	~Fuzzer()
+	{
+		std::free(buf_);
+		if (xrcd_fd_ >= 0)
+			close(xrcd_fd_);
+	}
 
 	void run(Clock::time_point end, std::atomic<bool> &failed)
 	{
@@ -154,6 +165,8 @@ private:
 	std::vector<ibv_mr *> mrs_;
 	std::vector<ibv_mw *> mws_;
 	std::vector<ibv_ah *> ahs_;
+	int xrcd_fd_ = -1;		/* the file our XRC domains hang on */
+	std::vector<uint32_t> xrc_srqns_;	/* this XRC round's SRQs */
 
 	uint64_t pick(uint64_t n) { return n ? rng_() % n : 0; }
 	bool chance(int percent) { return pick(100) < uint64_t(percent); }
@@ -317,6 +330,106 @@ private:
 		}
 	}
 
+	/*
+	 * One XRC round: everything it makes it destroys (the domain last,
+	 * once nothing of it is left), so the per-kind lists never hold XRC
+	 * objects.  SRQs go first half the time, with the sends just posted
+	 * to them still in flight.
+	 */
+	void xrc_round()
+	{
+		ibv_pd *p = pd();
+		ibv_cq *c = cq();
+		if (!p || !c)
+			return;
+		if (xrcd_fd_ < 0)
+			xrcd_fd_ = open("/tmp", O_RDWR | O_TMPFILE, 0600);
+		if (xrcd_fd_ < 0)
+			return;
+		ibv_xrcd_init_attr xa{};
+		xa.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+		xa.fd = xrcd_fd_;
+		xa.oflags = O_CREAT;
+		mark("open_xrcd");
+		ibv_xrcd *x = ibv_open_xrcd(dev_.ctx, &xa);
+		if (!x)
+			return;
+		std::vector<ibv_srq *> srqs;
+		for (int i = int(1 + pick(3)); i > 0; i--) {
+			ibv_srq_init_attr_ex a{};
+			a.attr.max_wr = chance(80) ? uint32_t(1 + pick(64)) : wild32();
+			a.attr.max_sge = chance(80) ? uint32_t(1 + pick(4)) : wild32();
+			a.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_XRCD |
+				      IBV_SRQ_INIT_ATTR_CQ | IBV_SRQ_INIT_ATTR_PD;
+			a.srq_type = IBV_SRQT_XRC;
+			a.xrcd = x;
+			a.cq = chance(80) ? c : any(cqs_);
+			a.pd = chance(80) ? p : any(pds_);
+			mark("create_srq(XRC)");
+			if (ibv_srq *s = ibv_create_srq_ex(dev_.ctx, &a)) {
+				uint32_t n = 0;
+				if (!ibv_get_srq_num(s, &n))
+					xrc_srqns_.push_back(n);
+				srqs.push_back(s);
+				post_srq_recvs(s, int(1 + pick(4)));
+			}
+		}
+		ibv_qp_init_attr_ex ti{};
+		ti.qp_type = IBV_QPT_XRC_RECV;
+		ti.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+		ti.xrcd = x;
+		mark("create_qp(XRC_RECV)");
+		ibv_qp *tgt = ibv_create_qp_ex(dev_.ctx, &ti);
+		ibv_qp_init_attr_ex si{};
+		si.qp_type = IBV_QPT_XRC_SEND;
+		si.send_cq = c;
+		si.cap.max_send_wr = uint32_t(1 + pick(32));
+		si.cap.max_send_sge = uint32_t(1 + pick(4));
+		si.comp_mask = IBV_QP_INIT_ATTR_PD;
+		si.pd = p;
+		mark("create_qp(XRC_SEND)");
+		ibv_qp *ini = ibv_create_qp_ex(dev_.ctx, &si);
+		if (tgt && ini) {
+			connect(tgt, ini->qp_num);	/* a receive QP stops at RTR */
+			if (connect(ini, tgt->qp_num))
+				post_sends(ini, int(1 + pick(4)), chance(50));
+		}
+		if (chance(50) && !srqs.empty()) {
+			mark("destroy_srq(XRC, in flight)");
+			ibv_destroy_srq(srqs.back());
+			srqs.pop_back();
+		}
+		mark("destroy_qp(XRC)");
+		if (chance(50) && ini)
+			ibv_destroy_qp(std::exchange(ini, nullptr));
+		if (tgt)
+			ibv_destroy_qp(tgt);
+		if (ini)
+			ibv_destroy_qp(ini);
+		for (auto *s : srqs) {
+			mark("destroy_srq(XRC)");
+			ibv_destroy_srq(s);
+		}
+		xrc_srqns_.clear();
+		mark("close_xrcd");
+		ibv_close_xrcd(x);
+	}
+
+	void post_srq_recvs(ibv_srq *srq, int n)
+	{
+		for (int i = 0; i < n; i++) {
+			ibv_sge sge[4];
+			const int nsge = int(pick(5));
+			fill_sges(sge, std::min(nsge, 4));
+			ibv_recv_wr wr{}, *bad;
+			wr.wr_id = rng_();
+			wr.sg_list = sge;
+			wr.num_sge = std::min(nsge, 4);
+			mark("post_srq_recv");
+			ibv_post_srq_recv(srq, &wr, &bad);
+		}
+	}
+
 	ibv_mr *mr()
 	{
 		if (mrs_.empty() || (mrs_.size() < kMaxEach && chance(5))) {
@@ -403,6 +516,10 @@ private:
 				wr[i].wr.ud.remote_qpn = wild32();
 				wr[i].wr.ud.remote_qkey = wild32();
 			}
+			if (qp->qp_type == IBV_QPT_XRC_SEND)
+				wr[i].qp_type.xrc.remote_srqn =
+					!xrc_srqns_.empty() && chance(60) ? xrc_srqns_[pick(xrc_srqns_.size())]
+					: chance(50) ? uint32_t(pick(1u << 24)) : wild32();
 			wr[i].next = i + 1 < n ? &wr[i + 1] : nullptr;
 		}
 		ibv_send_wr *bad;
@@ -669,6 +786,10 @@ private:
 				mark("query_qp");
 				ibv_query_qp(qp, &a, int(rng_()), &init);
 			}
+			break;
+		case 17:
+			if (chance(25))
+				xrc_round();
 			break;
 		default:
 			destroy_some();
