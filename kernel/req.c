@@ -658,8 +658,8 @@ static bool req_step(struct sroce_qp *qp)
 
 /* ---- the work -------------------------------------------------------------- */
 
-/* A receive WQE of a failed QP completes with a flush error. */
-void sroce_flush_recv(struct sroce_qp *qp, u64 wr_id)
+/* A receive WQE of a failed QP completes with a flush error on @cq. */
+void sroce_flush_recv(struct sroce_qp *qp, struct sroce_cq *cq, u64 wr_id)
 {
 	struct ib_wc wc = {
 		.wr_id = wr_id,
@@ -668,7 +668,7 @@ void sroce_flush_recv(struct sroce_qp *qp, u64 wr_id)
 		.qp = &qp->ib,
 	};
 
-	sroce_cq_post(qp->rcq, &wc, false);
+	sroce_cq_post(cq, &wc, false);
 }
 
 /*
@@ -723,7 +723,7 @@ static bool sroce_flush_queues(struct sroce_qp *qp, int budget)
 	for (n = 0; rq && n < budget; n++) {
 		if (sroce_rq_pop(rq, &rwqe))
 			break;
-		sroce_flush_recv(qp, rwqe.wr_id);
+		sroce_flush_recv(qp, qp->rcq, rwqe.wr_id);
 	}
 	return more || (rq && n == budget);
 }

@@ -818,22 +818,15 @@ void sroce_resp_flush_rwqe(struct sroce_qp *qp)
 	if (qp->have_rwqe) {
 		qp->have_rwqe = false;
 		if (!qp->xrcd) {
-			sroce_flush_recv(qp, qp->rwqe.wr_id);
+			sroce_flush_recv(qp, qp->rcq, qp->rwqe.wr_id);
 		} else {
 			/* To the CQ of the XRC SRQ it came from, if that
 			 * still exists (nobody waits for it otherwise).
 			 */
-			struct ib_wc wc = {
-				.wr_id = qp->rwqe.wr_id,
-				.status = IB_WC_WR_FLUSH_ERR,
-				.opcode = IB_WC_RECV,
-				.qp = &qp->ib,
-			};
-
 			rcu_read_lock();
 			qp->xrc_srq = sroce_xrc_srq_lookup(qp, qp->xrc_srqn);
 			if (qp->xrc_srq)
-				sroce_cq_post(resp_cq(qp), &wc, false);
+				sroce_flush_recv(qp, resp_cq(qp), qp->rwqe.wr_id);
 			qp->xrc_srq = NULL;
 			rcu_read_unlock();
 		}

@@ -934,7 +934,7 @@ void sroce_sq_worked(struct sroce_qp *qp);
 bool sroce_sq_may_sleep(struct sroce_qp *qp);
 bool sroce_req_window_full(const struct sroce_qp *qp);
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
-void sroce_flush_recv(struct sroce_qp *qp, u64 wr_id);
+void sroce_flush_recv(struct sroce_qp *qp, struct sroce_cq *cq, u64 wr_id);
 void sroce_resp_flush_rwqe(struct sroce_qp *qp);
 bool sroce_sq_needs_run(struct sroce_qp *qp);
 void sroce_req_seek(struct sroce_qp *qp);
