@@ -102,6 +102,8 @@ static void check_roundtrip(const u8 *data, size_t size,
 		memset(want + op->off[ROCE_EXT_FETH], 0, 3);
 		want[op->off[ROCE_EXT_FETH] + 3] &= 0x3F;
 	}
+	if (op->hdrs & ROCE_HDR_XRCETH)	/* reserved(8) | SRQ number(24) */
+		want[op->off[ROCE_EXT_XRCETH]] = 0;
 	if (op->hdrs & ROCE_HDR_CNP_PAD)
 		memset(want + op->off[ROCE_EXT_CNP_PAD], 0, ROCE_CNP_PAD_LEN);
 	CHECK(memcmp(hdr, want, (size_t)n) == 0);
