@@ -61,3 +61,17 @@ bool sroce_tx_paused(const struct sroce_qp *qp)
 {
 	return READ_ONCE(qp->tx_paused_since) != 0;
 }
+
+/*
+ * Not the stack but our own memory: a page of an ODP MR the next packet
+ * needs is being faulted in (odp.c).  The packet is rebuilt from the WQE
+ * as after a refusal; come back when a fault has typically finished.
+ */
+#define SROCE_ODP_RETRY_NS	(100 * NSEC_PER_USEC)
+
+void sroce_odp_wait(struct sroce_qp *qp)
+{
+	qp->tx_backoff = true;
+	hrtimer_start(&qp->kick_timer, ns_to_ktime(SROCE_ODP_RETRY_NS),
+		      HRTIMER_MODE_REL_SOFT);
+}

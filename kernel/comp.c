@@ -88,6 +88,23 @@ static void comp_drop(struct sroce_qp *qp)
 }
 
 /*
+ * A READ response or atomic result found its ODP page missing (now being
+ * faulted in): dropped.  Ask for it again, from this PSN, after a short
+ * wait, as after an RNR NAK but without spending an RNR retry: the
+ * responder answers the repeated READ or atomic from its resources.
+ */
+#define COMP_ODP_WAIT_NS	(100 * NSEC_PER_USEC)
+
+static void comp_odp_wait(struct sroce_qp *qp)
+{
+	comp_drop(qp);
+	qp->rnr_wait = true;
+	timer_delete(&qp->retrans_timer);
+	hrtimer_start(&qp->rnr_timer, ns_to_ktime(COMP_ODP_WAIT_NS),
+		      HRTIMER_MODE_REL_SOFT);
+}
+
+/*
  * ATOMIC WRITE and FLUSH are answered with an empty READ RESPONSE ONLY
  * (as rxe sends it): anything else at their PSN is a bad response.
  */
@@ -141,6 +158,10 @@ static void comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	err = sroce_sgl_copy_skb(qp->sdev, qp->ib.pd, s->sge, s->wqe.num_sge,
 				 offset, skb, pkt->payload_off, pkt->payload_len,
 				 IB_ACCESS_LOCAL_WRITE);
+	if (err == -EAGAIN) {
+		comp_odp_wait(qp);
+		return;
+	}
 	if (err) {
 		comp_fail(qp, IB_WC_LOC_PROT_ERR);
 		return;
@@ -177,6 +198,10 @@ static void comp_atomic_ack(struct sroce_qp *qp, const struct roce_pkt_info *pkt
 			     &orig, sizeof(orig), IB_ACCESS_LOCAL_WRITE,
 			     SROCE_TO_MR);
 	comp_ack_through(qp, psn_sub(psn, 1));
+	if (err == -EAGAIN) {
+		comp_odp_wait(qp);
+		return;
+	}
 	if (err) {
 		comp_fail(qp, IB_WC_LOC_PROT_ERR);
 		return;

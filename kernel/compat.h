@@ -64,6 +64,10 @@ static inline void hrtimer_setup(struct hrtimer *timer,
  * Before them ib_core knows no FLUSH access bit (an MR cannot ask for
  * one) and user space no capability to look for: nothing to claim.
  */
+/* ODP capability bits of 6.16's uapi (IB_UVERBS_ODP_SUPPORT_*): fixed values. */
+#define SROCE_ODP_SUPPORT_FLUSH		(1 << 6)
+#define SROCE_ODP_SUPPORT_ATOMIC_WRITE	(1 << 7)
+
 #ifdef HAVE_IB_DEVICE_PLACEMENT_CAPS
 #define SROCE_DEVICE_PLACEMENT_CAPS (IB_DEVICE_FLUSH_GLOBAL | IB_DEVICE_ATOMIC_WRITE)
 #else

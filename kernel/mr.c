@@ -153,6 +153,14 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 
+	if (access & IB_ACCESS_ON_DEMAND) {
+		err = sroce_odp_init(mr, to_sdev(pd->device), start, length,
+				     access);
+		if (err)
+			goto err_free;
+		mr->kind = SROCE_MR_ODP;
+		goto describe;
+	}
 	mr->umem = ib_umem_get_va(pd->device, start, length, access);
 	if (IS_ERR(mr->umem)) {
 		err = PTR_ERR(mr->umem);
@@ -163,10 +171,11 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 		goto err_release;
 
 	mr->kind = SROCE_MR_USER;
+	mr->page_offset = ib_umem_offset(mr->umem);
+describe:
 	mr->access = access & SROCE_MR_ACCESS;
 	mr->iova = iova;
 	mr->length = length;
-	mr->page_offset = ib_umem_offset(mr->umem);
 	mr->valid = true;
 	mr->ib.iova = iova;
 	mr->ib.length = length;
@@ -178,8 +187,12 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 	return &mr->ib;
 
 err_release:
-	kvfree(mr->pages);
-	ib_umem_release(mr->umem);
+	if (mr->kind == SROCE_MR_ODP) {
+		sroce_odp_release(mr);
+	} else {
+		kvfree(mr->pages);
+		ib_umem_release(mr->umem);
+	}
 err_free:
 	kfree(mr);
 	return ERR_PTR(err);
@@ -274,14 +287,18 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	xa_erase(&sdev->mrs, mr->key >> 8);
 	atomic_dec(&sdev->num_mr);
 
-	if (mr->kind != SROCE_MR_USER) {
+	if (mr->kind != SROCE_MR_USER && mr->kind != SROCE_MR_ODP) {
 		kfree_rcu(mr, rcu);
 		return 0;
 	}
 	/* Readers that found it before the erase finish their copy. */
 	synchronize_rcu();
-	kvfree(mr->pages);
-	ib_umem_release(mr->umem);
+	if (mr->kind == SROCE_MR_ODP) {
+		sroce_odp_release(mr);
+	} else {
+		kvfree(mr->pages);
+		ib_umem_release(mr->umem);
+	}
 	kfree(mr);
 	return 0;
 }
@@ -348,17 +365,19 @@ static void sroce_copy_piece(void *mem, void *buf, u32 n,
  * is therefore bounded by the current list, so such a copy lands in some
  * page the consumer registered, never outside.
  */
-void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
-		   enum sroce_copy_dir dir)
+int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		  enum sroce_copy_dir dir)
 {
 	u64 off;
 
 	if (mr->kind == SROCE_MR_DMA) {
 		sroce_copy_piece((void *)(uintptr_t)iova, buf, len, dir);
-		return;
+		return 0;
 	}
 
 	off = iova - READ_ONCE(mr->iova) + READ_ONCE(mr->page_offset);
+	if (mr->kind == SROCE_MR_ODP)
+		return sroce_odp_copy(mr, off, buf, len, dir);
 	while (len) {
 		u64 index = off >> PAGE_SHIFT;
 		u32 in = off & ~PAGE_MASK;
@@ -370,7 +389,7 @@ void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 
 			/* Fixed at registration: a miss is a caller bug. */
 			if (WARN_ON_ONCE(index >= mr->npages))
-				return;
+				return -EFAULT;
 			page = mr->pages[index];
 			va = kmap_local_page(page);
 			sroce_copy_piece(va + in, buf, n, dir);
@@ -378,8 +397,9 @@ void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 			if (dir == SROCE_TO_MR)
 				flush_dcache_page(page);
 		} else {
+			/* A racing remap by the consumer: see above. */
 			if (index >= READ_ONCE(mr->fast_npages))
-				return;
+				return 0;
 			sroce_copy_piece((void *)(uintptr_t)
 					 (READ_ONCE(mr->fast_pages[index]) + in),
 					 buf, n, dir);
@@ -388,22 +408,34 @@ void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		len -= n;
 		off += n;
 	}
+	return 0;
+}
+
+int sroce_mr_resident(struct sroce_mr *mr, u64 iova, u64 len)
+{
+	if (mr->kind != SROCE_MR_ODP)
+		return 0;
+	return sroce_odp_resident(mr, iova - READ_ONCE(mr->iova) +
+				  READ_ONCE(mr->page_offset), len);
 }
 
 /*
  * For atomics: the 8 bytes at @iova, which the caller checked (range and
- * rights) and found 8-byte aligned.  Returns NULL if they are not mapped
- * (only after a racing FAST re-registration).  For a USER MR the result is
- * a kmap_local_page() mapping of *@page: the caller must kunmap_local() it,
- * in the same context, when *@page is not NULL.  *@page is NULL for DMA and
- * FAST MRs, whose pages are in the kernel's direct map.
+ * rights) and found 8-byte aligned.  NULL with *@err: -EFAULT if they are
+ * not mapped (only after a racing FAST re-registration), -EAGAIN while an
+ * ODP page is faulted in.  USER and ODP MRs map the page (ODP ones also
+ * hold its lock): undo with sroce_mr_atomic_unmap() in the same context.
  */
-u64 *sroce_mr_atomic_ptr(struct sroce_mr *mr, u64 iova, struct page **page)
+u64 *sroce_mr_atomic_ptr(struct sroce_mr *mr, u64 iova,
+			 struct sroce_mr_map *m, int *err)
 {
 	u64 off, index;
 	u32 in;
+	u64 *p;
 
-	*page = NULL;
+	m->page = NULL;
+	m->odp = false;
+	*err = -EFAULT;
 	if (mr->kind == SROCE_MR_DMA)
 		return (u64 *)(uintptr_t)iova;
 
@@ -418,15 +450,29 @@ u64 *sroce_mr_atomic_ptr(struct sroce_mr *mr, u64 iova, struct page **page)
 	if (in > PAGE_SIZE - sizeof(u64))
 		return NULL;
 
+	if (mr->kind == SROCE_MR_ODP) {
+		p = sroce_odp_atomic_map(mr, off, err);
+		m->odp = p != NULL;
+		return p;
+	}
 	if (mr->kind == SROCE_MR_USER) {
 		if (WARN_ON_ONCE(index >= mr->npages))
 			return NULL;
-		*page = mr->pages[index];
-		return kmap_local_page(*page) + in;
+		m->page = mr->pages[index];
+		return kmap_local_page(m->page) + in;
 	}
 	if (index >= READ_ONCE(mr->fast_npages))
 		return NULL;
 	return (u64 *)(uintptr_t)(READ_ONCE(mr->fast_pages[index]) + in);
+}
+
+void sroce_mr_atomic_unmap(struct sroce_mr *mr, u64 *p,
+			   const struct sroce_mr_map *m)
+{
+	if (m->odp)
+		sroce_odp_atomic_unmap(mr, p);
+	else if (m->page)
+		kunmap_local(p);
 }
 
 int sroce_sgl_walk(struct sroce_dev *sdev, struct ib_pd *pd,
@@ -472,10 +518,10 @@ struct sgl_copy_ctx {
 static int sgl_copy_piece(struct sroce_mr *mr, u64 addr, u32 n, void *ctx)
 {
 	struct sgl_copy_ctx *c = ctx;
+	int err = sroce_mr_copy(mr, addr, c->buf, n, c->dir);
 
-	sroce_mr_copy(mr, addr, c->buf, n, c->dir);
 	c->buf += n;
-	return 0;
+	return err;
 }
 
 int sroce_sgl_copy(struct sroce_dev *sdev, struct ib_pd *pd,
@@ -529,18 +575,21 @@ struct skb_to_mr_ctx {
 static int skb_piece_to_mr(void *ctx, const u8 *p, u32 n)
 {
 	struct skb_to_mr_ctx *c = ctx;
+	int err = sroce_mr_copy(c->mr, c->iova, (void *)p, n, SROCE_TO_MR);
 
-	sroce_mr_copy(c->mr, c->iova, (void *)p, n, SROCE_TO_MR);
 	c->iova += n;
-	return 0;
+	return err;
 }
 
-void sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova,
-		       const struct sk_buff *skb, u32 skb_off, u32 len)
+int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova,
+		      const struct sk_buff *skb, u32 skb_off, u32 len)
 {
 	struct skb_to_mr_ctx c = { mr, iova };
 
-	sroce_skb_walk(skb, skb_off, len, skb_piece_to_mr, &c);
+	/* An ODP MR: all of the range resident first, so a miss copies nothing. */
+	int err = sroce_mr_resident(mr, iova, len);
+
+	return err ?: sroce_skb_walk(skb, skb_off, len, skb_piece_to_mr, &c);
 }
 
 /* Does the page list cover the length ib_map_mr_sg() reported? */

@@ -484,6 +484,10 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 	if (!skb) {
 		if (err == -ENOBUFS)
 			return err;	/* try again on the next run */
+		if (err == -EAGAIN) {
+			sroce_odp_wait(qp);	/* an ODP page is on its way */
+			return err;
+		}
 		req_fail(qp, s, IB_WC_LOC_PROT_ERR);
 		return err;
 	}

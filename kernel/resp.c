@@ -171,7 +171,8 @@ static void resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
 		return;
 	}
-	if (!resp_take_rwqe(qp)) {
+	/* A WQE still held was kept by a datagram dropped on a page fault. */
+	if (!qp->have_rwqe && !resp_take_rwqe(qp)) {
 		sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);	/* no RNR on UD */
 		return;
 	}
@@ -188,6 +189,11 @@ static void resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 					 qp->rwqe.num_sge, sizeof(grh), skb,
 					 pkt->payload_off, pkt->payload_len,
 					 IB_ACCESS_LOCAL_WRITE);
+	if (err == -EAGAIN) {
+		/* An ODP page on its way: this datagram is lost, the WQE kept. */
+		sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
+		return;
+	}
 	if (err) {
 		wc.status = err == -EINVAL ? IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
 		wc.wc_flags = 0;
@@ -208,6 +214,8 @@ static void resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
  */
 enum resp_outcome {
 	RESP_OK = 0,
+	RESP_PAGE_FAULT = 0xfc,	/* an ODP page is being faulted in: RNR NAK
+				 * (as ConnectX answers), or UC drop */
 	RESP_HANDLED = 0xfd,	/* a receive error, already completed */
 	RESP_RNR = 0xfe,	/* RNR NAK sent; the request is not consumed */
 	RESP_UC_DROP = 0xff,	/* UC: drop the rest of this message */
@@ -253,21 +261,34 @@ static enum roce_access_verdict resp_resolve(struct sroce_qp *qp,
 	return v;
 }
 
-/* Checks a READ or WRITE request's RETH; the NAK code or 0. */
+/* What a copy's error (mr.c) makes of a request: a NAK code or 0. */
+static u8 resp_copy_outcome(int err)
+{
+	return !err ? 0 : err == -EAGAIN ? RESP_PAGE_FAULT : ROCE_NAK_REM_ACCESS_ERR;
+}
+
+/*
+ * Checks a READ or WRITE request's RETH; the NAK code or 0.  @resident:
+ * the whole range must be in memory now (a READ, answered later from
+ * softirq; an ODP MR's missing pages are asked for: RESP_PAGE_FAULT).
+ */
 static u8 resp_check_reth(struct sroce_qp *qp, const struct roce_reth *reth,
-			  u32 need)
+			  u32 need, bool resident)
 {
 	enum roce_access_verdict v;
 	struct sroce_mr *mr;
 	u64 mr_va;
+	u8 res = 0;
 
 	/* The QP's own remote rights come first, even for zero length. */
 	if (!(qp->access & need))
 		return ROCE_NAK_REM_ACCESS_ERR;
 	rcu_read_lock();
 	v = resp_resolve(qp, resp_pd(qp), reth, need, &mr, &mr_va);
+	if (v == ROCE_ACCESS_OK && mr && resident)
+		res = resp_copy_outcome(sroce_mr_resident(mr, mr_va, reth->len));
 	rcu_read_unlock();
-	return v == ROCE_ACCESS_OK ? 0 : roce_access_nak(v);
+	return v == ROCE_ACCESS_OK ? res : roce_access_nak(v);
 }
 
 /* Copies a WRITE packet's payload to @range, checked again (the MR may be gone). */
@@ -277,14 +298,15 @@ static u8 resp_write_data(struct sroce_qp *qp, const struct roce_reth *range,
 	enum roce_access_verdict v;
 	struct sroce_mr *mr;
 	u64 mr_va;
+	int err = 0;
 
 	rcu_read_lock();
 	v = resp_resolve(qp, resp_pd(qp), range, ROCE_ACCESS_REMOTE_WRITE,
 			 &mr, &mr_va);
 	if (mr)
-		sroce_mr_copy_skb(mr, mr_va, skb, skb_off, range->len);
+		err = sroce_mr_copy_skb(mr, mr_va, skb, skb_off, range->len);
 	rcu_read_unlock();
-	return v == ROCE_ACCESS_OK ? 0 : roce_access_nak(v);
+	return v == ROCE_ACCESS_OK ? resp_copy_outcome(err) : roce_access_nak(v);
 }
 
 /*
@@ -311,7 +333,10 @@ static u8 resp_send_data(struct sroce_qp *qp, struct sk_buff *skb,
 	if (flags & ROCE_OPF_FIRST) {
 		u8 res;
 
-		if (qp->have_rwqe && rc)
+		/* A message in progress; but a WQE taken by this very
+		 * request before a page fault (nothing copied) is its own.
+		 */
+		if (qp->have_rwqe && qp->recv_offset && rc)
 			return ROCE_NAK_INVALID_REQ;
 		res = resp_need_rwqe(qp, psn, rc);
 		if (res)
@@ -327,6 +352,8 @@ static u8 resp_send_data(struct sroce_qp *qp, struct sk_buff *skb,
 				 qp->rwqe.num_sge, qp->recv_offset, skb,
 				 pkt->payload_off, pkt->payload_len,
 				 IB_ACCESS_LOCAL_WRITE);
+	if (err == -EAGAIN)
+		return RESP_PAGE_FAULT;		/* the same packet again, later */
 	if (err) {
 		resp_recv_error(qp, err, psn, rc);
 		return RESP_HANDLED;
@@ -365,7 +392,8 @@ static u8 resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 	if (flags & ROCE_OPF_FIRST) {
 		if (pkt->reth.len > SROCE_MAX_MSG_SIZE)
 			return ROCE_NAK_INVALID_REQ;	/* beyond max_msg_sz */
-		nak = resp_check_reth(qp, &pkt->reth, ROCE_ACCESS_REMOTE_WRITE);
+		nak = resp_check_reth(qp, &pkt->reth, ROCE_ACCESS_REMOTE_WRITE,
+				      false);
 		if (nak)
 			return nak;
 		qp->write_va = pkt->reth.va;
@@ -442,7 +470,7 @@ static u8 resp_read(struct sroce_qp *qp, const struct roce_pkt_info *pkt,
 	 */
 	if (pkt->reth.len > SROCE_MAX_MSG_SIZE)
 		return ROCE_NAK_INVALID_REQ;
-	nak = resp_check_reth(qp, &pkt->reth, ROCE_ACCESS_REMOTE_READ);
+	nak = resp_check_reth(qp, &pkt->reth, ROCE_ACCESS_REMOTE_READ, true);
 	if (nak)
 		return nak;
 	if (!roce_rd_make_room(&qp->rd_res, qp->max_dest_rd_atomic))
@@ -473,10 +501,11 @@ static u8 resp_read(struct sroce_qp *qp, const struct roce_pkt_info *pkt,
  */
 static u64 *resp_map_target(struct sroce_qp *qp, struct sroce_rkey_target *t,
 			    enum roce_access_verdict v, u64 va,
-			    struct page **page, u8 *nak)
+			    struct sroce_mr_map *m, u8 *nak)
 {
 	u64 mr_va;
 	u64 *p;
+	int err;
 
 	if (v == ROCE_ACCESS_OK)
 		v = sroce_rkey_translate(qp, t, va, ROCE_ATOMIC_LEN, &mr_va);
@@ -492,16 +521,10 @@ static u64 *resp_map_target(struct sroce_qp *qp, struct sroce_rkey_target *t,
 		*nak = ROCE_NAK_REM_ACCESS_ERR;
 		return NULL;
 	}
-	p = sroce_mr_atomic_ptr(t->mr, mr_va, page);
+	p = sroce_mr_atomic_ptr(t->mr, mr_va, m, &err);
 	if (!p)
-		*nak = ROCE_NAK_REM_ACCESS_ERR;
+		*nak = resp_copy_outcome(err);
 	return p;
-}
-
-static void resp_unmap_target(u64 *p, struct page *page)
-{
-	if (page)
-		kunmap_local(p);
 }
 
 /* Remembers an atomic or ATOMIC WRITE at @psn, for its duplicates. */
@@ -519,7 +542,7 @@ static u8 resp_atomic(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 {
 	const struct roce_atmeth *a = &pkt->atmeth;
 	struct sroce_rkey_target t;
-	struct page *page;
+	struct sroce_mr_map m;
 	bool found;
 	u64 *p, orig;
 	u8 nak;
@@ -533,7 +556,7 @@ static u8 resp_atomic(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	found = sroce_rkey_lookup(qp, a->rkey, &t);
 	p = resp_map_target(qp, &t,
 			    roce_atomic_check(found ? &t.desc : NULL, resp_pd(qp), a),
-			    a->va, &page, &nak);
+			    a->va, &m, &nak);
 	if (!p) {
 		rcu_read_unlock();
 		return nak;
@@ -547,7 +570,7 @@ static u8 resp_atomic(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 		WRITE_ONCE(*p, orig + a->swap_add);
 	}
 	spin_unlock(&sroce_atomic_lock);
-	resp_unmap_target(p, page);
+	sroce_mr_atomic_unmap(t.mr, p, &m);
 	rcu_read_unlock();
 
 	resp_add_atomic(qp, ROCE_RD_ATOMIC, pkt->bth.psn)->atomic_orig = orig;
@@ -575,7 +598,7 @@ static u8 resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
 			    const struct roce_pkt_info *pkt)
 {
 	struct sroce_rkey_target t;
-	struct page *page;
+	struct sroce_mr_map m;
 	bool found;
 	u64 *p, val;
 	u8 nak;
@@ -594,7 +617,7 @@ static u8 resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
 	p = resp_map_target(qp, &t,
 			    roce_atomic_write_check(found ? &t.desc : NULL,
 						    resp_pd(qp), &pkt->reth),
-			    pkt->reth.va, &page, &nak);
+			    pkt->reth.va, &m, &nak);
 	if (!p) {
 		rcu_read_unlock();
 		return nak;
@@ -605,7 +628,7 @@ static u8 resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
 	spin_lock(&sroce_atomic_lock);
 	smp_store_release(p, val);
 	spin_unlock(&sroce_atomic_lock);
-	resp_unmap_target(p, page);
+	sroce_mr_atomic_unmap(t.mr, p, &m);
 	rcu_read_unlock();
 
 	resp_add_atomic(qp, ROCE_RD_ATOMIC_WRITE, pkt->bth.psn);
@@ -786,6 +809,12 @@ static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
 	switch (res) {
 	case RESP_OK:
 		break;
+	case RESP_PAGE_FAULT:
+		if (rc)
+			resp_rnr_nak(qp, psn);
+		else
+			resp_uc_drop(qp, psn);
+		return;
 	case RESP_RNR:
 	case RESP_HANDLED:
 		return;
@@ -918,6 +947,16 @@ static void send_read_packet(struct sroce_qp *qp, struct roce_rd_res *r)
 			.by_reference = true,
 		}, &err);
 	rcu_read_unlock();
+	if (!skb && err == -EAGAIN) {
+		sroce_odp_wait(qp);	/* an ODP page on its way: soon again */
+		return;
+	}
+	if (!skb && err != -ENOBUFS) {
+		/* An ODP page that cannot be had: refuse the rest. */
+		r->done = true;
+		resp_nak(qp, r->next_psn, ROCE_NAK_REM_ACCESS_ERR);
+		return;
+	}
 	if (!skb)
 		return;		/* no memory: the next run tries again */
 	roce_build_headers(&pi, skb->data, hdr_len);

@@ -110,6 +110,9 @@ enum sroce_counter {
 	SROCE_CNT_TX_COPIED_BYTES,	/* payload copied into packets */
 	SROCE_CNT_RX_STEERED,		/* received on another CPU (rxsteer.c) */
 	SROCE_CNT_XRC_BAD_SRQ,		/* XRCETH named no SRQ of the domain */
+	SROCE_CNT_ODP_FAULTS,		/* on-demand pages missing, fault queued */
+	SROCE_CNT_ODP_FAULT_ERRORS,	/* faults the kernel refused (no mapping) */
+	SROCE_CNT_ODP_INVALIDATIONS,	/* ranges the MMU notifier took away */
 	/* Fault injection (fault.c): what the rules did. */
 	SROCE_CNT_FAULT_DROP,
 	SROCE_CNT_FAULT_DELAY,
@@ -266,7 +269,10 @@ enum sroce_mr_kind {
 	SROCE_MR_DMA,		/* kernel virtual addresses, no bounds */
 	SROCE_MR_USER,		/* pinned user pages */
 	SROCE_MR_FAST,		/* fast registration (page list) */
+	SROCE_MR_ODP,		/* user pages on demand (odp.c) */
 };
+
+struct sroce_odp;
 
 struct sroce_mr {
 	struct ib_mr ib;
@@ -276,9 +282,10 @@ struct sroce_mr {
 	u64 iova;
 	u64 length;
 	struct ib_umem *umem;
+	struct sroce_odp *odp;		/* ODP: the resident pages */
 	struct page **pages;		/* USER: one per PAGE_SIZE of the range */
 	u32 npages;
-	u32 page_offset;		/* of iova in pages[0] or fast_pages[0] */
+	u32 page_offset;		/* of iova in its first page (every kind) */
 	u64 *fast_pages;		/* FAST: kernel addresses of the pages */
 	u32 fast_max;
 	u32 fast_npages;
@@ -325,11 +332,41 @@ void sroce_mr_desc(struct sroce_mr *mr, struct roce_mr_desc *d);
  */
 int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova, u64 len,
 		   int access);
-/* Copies @len bytes between @buf and the checked range at @iova. */
-void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+/*
+ * Copies @len bytes between @buf and the checked range at @iova.  0, or for
+ * an ODP MR -EAGAIN (a page is being faulted in: try again later) or
+ * -EFAULT (it cannot be: a protection error).
+ */
+int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		  enum sroce_copy_dir dir);
+/*
+ * The 8 bytes at @iova (8-aligned, checked) for atomics, mapped; NULL with
+ * *err (-EAGAIN/-EFAULT as above).  Undo with sroce_mr_atomic_unmap().
+ */
+struct sroce_mr_map {
+	struct page *page;	/* a kmap_local_page() to undo */
+	bool odp;		/* ... and the ODP lock */
+};
+u64 *sroce_mr_atomic_ptr(struct sroce_mr *mr, u64 iova,
+			 struct sroce_mr_map *m, int *err);
+void sroce_mr_atomic_unmap(struct sroce_mr *mr, u64 *p,
+			   const struct sroce_mr_map *m);
+
+/* odp.c: the pages of SROCE_MR_ODP MRs; @off counts from the first page. */
+int sroce_odp_init(struct sroce_mr *mr, struct sroce_dev *sdev, u64 start,
+		   u64 length, int access);
+void sroce_odp_release(struct sroce_mr *mr);
+int sroce_odp_copy(struct sroce_mr *mr, u64 off, void *buf, u32 len,
 		   enum sroce_copy_dir dir);
-/* Pointer to the 8 bytes at @iova (8-aligned, checked) for atomics. */
-u64 *sroce_mr_atomic_ptr(struct sroce_mr *mr, u64 iova, struct page **page);
+/* 0 if [off, off+len) is resident; else -EAGAIN (asked for) or -EFAULT. */
+int sroce_odp_resident(struct sroce_mr *mr, u64 off, u64 len);
+u64 *sroce_odp_atomic_map(struct sroce_mr *mr, u64 off, int *err);
+void sroce_odp_atomic_unmap(struct sroce_mr *mr, u64 *p);
+int sroce_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
+		    u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		    struct uverbs_attr_bundle *attrs);
+/* For a READ's whole range before it is answered: see sroce_odp_resident. */
+int sroce_mr_resident(struct sroce_mr *mr, u64 iova, u64 len);
 
 /*
  * Copies between a scatter list and a linear buffer, starting @offset
@@ -359,7 +396,7 @@ int sroce_sgl_copy_skb(struct sroce_dev *sdev, struct ib_pd *pd,
 		       const struct sk_buff *skb, u32 skb_off, u32 len,
 		       int access);
 /* sroce_mr_copy(..., SROCE_TO_MR) of the same, to a checked MR range. */
-void sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova,
+int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova,
 		       const struct sk_buff *skb, u32 skb_off, u32 len);
 
 struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access);
@@ -943,6 +980,8 @@ void sroce_req_seek(struct sroce_qp *qp);
 void sroce_tx_refused(struct sroce_qp *qp);
 void sroce_tx_resumed(struct sroce_qp *qp);
 bool sroce_tx_paused(const struct sroce_qp *qp);
+/* The send work waits for an ODP page (mr.c -EAGAIN): runs again soon. */
+void sroce_odp_wait(struct sroce_qp *qp);
 
 /* cc.c */
 int sroce_cc_module_init(void);

@@ -53,7 +53,24 @@ void sroce_fill_device_attrs(struct sroce_dev *sdev, struct ib_device_attr *a)
 			      /* global visibility only: no persistent memory */
 			      SROCE_DEVICE_PLACEMENT_CAPS;
 	/* `rdma link delete` may remove the device, as for rxe. */
-	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG | IBK_ON_DEMAND_PAGING;
+	/*
+	 * On-demand paging (odp.c), explicit MRs only.  RC: every operation;
+	 * XRC: the same through SRQs; UD: sends (a UD receive that faults
+	 * loses its datagram, so it is not offered, as on ConnectX); UC:
+	 * none (a fault loses the whole message).  FLUSH and ATOMIC WRITE:
+	 * the bits only newer kernels name (uapi values, 6.16).
+	 */
+	a->odp_caps.general_caps = IB_ODP_SUPPORT;
+	a->odp_caps.per_transport_caps.rc_odp_caps =
+		IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV | IB_ODP_SUPPORT_WRITE |
+		IB_ODP_SUPPORT_READ | IB_ODP_SUPPORT_ATOMIC |
+		IB_ODP_SUPPORT_SRQ_RECV | SROCE_ODP_SUPPORT_FLUSH |
+		SROCE_ODP_SUPPORT_ATOMIC_WRITE;
+	a->odp_caps.per_transport_caps.xrc_odp_caps =
+		IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
+		IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV;
+	a->odp_caps.per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND;
 }
 
 static int sroce_query_device(struct ib_device *ib, struct ib_device_attr *attr,
@@ -232,6 +249,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.fill_res_qp_entry = sroce_fill_res_qp_entry,
 	.detach_mcast = sroce_detach_mcast,
+	.advise_mr = sroce_advise_mr,
 	.get_dma_mr = sroce_get_dma_mr,
 	.get_hw_stats = sroce_get_hw_stats,
 	.get_link_layer = sroce_get_link_layer,

@@ -83,6 +83,9 @@ static int attach_mr(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
 
 	if (mr->kind == SROCE_MR_DMA)
 		return attach_kernel_va(skb, (unsigned long)iova, len);
+	/* Its pages are ours only under its lock: copied, never referenced. */
+	if (mr->kind == SROCE_MR_ODP)
+		return -EMSGSIZE;
 
 	off = iova - READ_ONCE(mr->iova) + READ_ONCE(mr->page_offset);
 	while (len) {
@@ -178,7 +181,7 @@ static struct sk_buff *payload_by_copy(struct sroce_dev *sdev, u32 hdr_len,
 	if (p->inline_data)
 		memcpy(dst, p->inline_data, p->len);
 	else if (p->mr)
-		sroce_mr_copy(p->mr, p->mr_va, dst, p->len, SROCE_FROM_MR);
+		*err = sroce_mr_copy(p->mr, p->mr_va, dst, p->len, SROCE_FROM_MR);
 	else
 		*err = sroce_sgl_copy(sdev, p->pd, p->sge, p->num_sge, p->offset,
 				      dst, p->len, 0, SROCE_FROM_MR);

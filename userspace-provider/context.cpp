@@ -103,6 +103,7 @@ constexpr verbs_context_ops make_context_ops()
 	ops.create_srq_ex = create_srq_ex;
 	ops.dealloc_mw = dealloc_mw;
 	ops.dealloc_pd = dealloc_pd;
+	ops.advise_mr = advise_mr;
 	ops.dereg_mr = dereg_mr;
 	ops.destroy_ah = destroy_ah;
 	ops.destroy_cq = destroy_cq;

@@ -114,6 +114,16 @@ int rereg_mr(verbs_mr *vmr, int flags, ibv_pd *ibpd, void *addr,
 	return ret;
 }
 
+/*
+ * ibv_advise_mr(): prefetch of on-demand (ODP) MRs, done by the kernel
+ * (kernel/odp.c).  Returns 0 or an errno value, as libibverbs expects.
+ */
+int advise_mr(ibv_pd *pd, enum ibv_advise_mr_advice advice, uint32_t flags,
+	      ibv_sge *sg_list, uint32_t num_sge) noexcept
+{
+	return ibv_cmd_advise_mr(pd, advice, flags, sg_list, num_sge);
+}
+
 int dereg_mr(verbs_mr *vmr) noexcept
 {
 	const int ret = ibv_cmd_dereg_mr(vmr);

@@ -97,6 +97,8 @@ ibv_mr *reg_mr(ibv_pd *ibpd, void *addr, size_t length, uint64_t hca_va,
 int rereg_mr(verbs_mr *vmr, int flags, ibv_pd *ibpd, void *addr,
 	     size_t length, int access) noexcept;
 int dereg_mr(verbs_mr *vmr) noexcept;
+int advise_mr(ibv_pd *pd, enum ibv_advise_mr_advice advice, uint32_t flags,
+	      ibv_sge *sg_list, uint32_t num_sge) noexcept;
 
 /* ------------------------------------------------------------------------
  * XRC domains (xrcd.cpp)

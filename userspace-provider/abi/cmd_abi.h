@@ -209,6 +209,8 @@ int ibv_cmd_rereg_mr(verbs_mr *vmr, uint32_t flags, void *addr, size_t length,
 		     struct ibv_rereg_mr *cmd, size_t cmd_size,
 		     ib_uverbs_rereg_mr_resp *resp, size_t resp_size);
 int ibv_cmd_dereg_mr(verbs_mr *vmr);
+int ibv_cmd_advise_mr(ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		      uint32_t flags, ibv_sge *sg_list, uint32_t num_sge);
 int ibv_cmd_alloc_mw(ibv_pd *pd, enum ibv_mw_type type, ibv_mw *mw,
 		     struct ibv_alloc_mw *cmd, size_t cmd_size,
 		     ib_uverbs_alloc_mw_resp *resp, size_t resp_size);
