@@ -2,6 +2,8 @@
 through configfs, as targetcli would.  The backstore is a 128 MiB RAM
 disk (rd_mcp, part of target_core_mod), so what fio verifies on the
 initiator's disk went over the fabric and came back."""
+import time
+
 TARGET = "/sys/kernel/config/target"
 RAMDISK = TARGET + "/core/rd_mcp_0/ram0"
 MODEL = "RAMDISK-MCP"  # the SCSI model LIO reports for rd_mcp
@@ -56,6 +58,7 @@ def wait_disk(guest, host_driver):
     """The block device of the RAM disk's LUN on a SCSI host of
     `host_driver` (ib_srp, iscsi_iser), once sd has attached it; None if
     none appears within 20 s."""
+    began = time.monotonic()
     r = guest.run(
         "for i in $(seq 100); do for b in /sys/block/sd*; do [ -e $b/device ] || continue; "
         "hctl=$(basename $(readlink -f $b/device)); "
@@ -63,7 +66,18 @@ def wait_disk(guest, host_driver):
         "grep -q '^%s' $b/device/model && [ -b /dev/${b##*/} ] && "
         "echo /dev/${b##*/} && exit 0; done; sleep 0.2; done; exit 1"
         % (host_driver, MODEL))
-    return r.stdout.strip() if r.rc == 0 else None
+    if r.rc == 0:
+        return r.stdout.strip()
+    # What the loop saw, for the failure message: every SCSI disk with its
+    # host's driver, model and device node.
+    seen = guest.run(
+        "for b in /sys/block/sd*; do [ -e $b ] || continue; d=$(readlink -f $b/device); "
+        "h=${d##*/}; echo \"${b##*/} $h $(cat /sys/class/scsi_host/host${h%%:*}/proc_name 2>&1) "
+        "$(cat $b/device/model 2>&1) $(ls -l /dev/${b##*/} 2>&1)\"; done; "
+        "ls /sys/class/scsi_host; true", timeout=30)
+    print("wait_disk(%s): none after %.0f s (rc %s %r); saw:\n%s"
+          % (host_driver, time.monotonic() - began, r.rc, r.stderr, seen.stdout))
+    return None
 
 
 def scsi_hosts(guest, host_driver):
