@@ -550,11 +550,17 @@ static int sroce_check_attrs(struct sroce_qp *qp, struct ib_qp_attr *attr,
 		return -EINVAL;
 	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
 		return -EINVAL;
+	/*
+	 * ON_DEMAND names nothing a QP grants, but applications pass their
+	 * MR's flags here (rdma-core's ODP tests do), and ConnectX and rxe
+	 * ignore it: so do we.
+	 */
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~(IB_ACCESS_LOCAL_WRITE |
 				       IB_ACCESS_REMOTE_WRITE |
 				       IB_ACCESS_REMOTE_READ |
 				       IB_ACCESS_REMOTE_ATOMIC |
+				       IB_ACCESS_ON_DEMAND |
 				       SROCE_ACCESS_FLUSH)))
 		return -EINVAL;
 	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > ROCE_QPN_MASK)
