@@ -20,6 +20,8 @@ The XRC tests, which skip on every rxe, must pass on sroce.
 import collections
 import re
 
+import pytest
+
 # On every release.  Since rdma-core 45, pyverbs asks for the FLUSH access
 # bits on every extended RC QP; sroce takes them as ConnectX and rxe do, so
 # those tests run.  FLUSH's own two tests run on Debian 13 and sid (rdma-core
@@ -123,7 +125,20 @@ def table(rxe, sroce):
     return "\n".join(lines)
 
 
-def test_pyverbs_suite_sroce_matches_rxe(guest):
+# 2 MiB pages for the suite's huge-page tests (ODP over huge pages among
+# them): they skip when none are reserved.  Two per side and test.
+HUGE_PAGES = "/proc/sys/vm/nr_hugepages"
+
+
+@pytest.fixture
+def huge_pages(guest):
+    old = guest.run("cat %s" % HUGE_PAGES, check=True).stdout.strip()
+    guest.run("echo 16 > %s" % HUGE_PAGES, check=True)
+    yield
+    guest.run("echo %s > %s" % (old, HUGE_PAGES), check=True)
+
+
+def test_pyverbs_suite_sroce_matches_rxe(guest, huge_pages):
     guest.run("rm -rf %s && cp -r %s %s && cd %s && gunzip -f *.gz"
               % (COPY, SUITE, COPY, COPY), check=True)
     rxe, rxe_s, _, rxe_crashed = run_suite(guest, "rxe0")
