@@ -35,6 +35,13 @@
 #define ODP_FAULT_CHUNK		256
 /* How long one chunk may be retried while invalidations race it (ms). */
 #define ODP_FAULT_TIMEOUT_MS	1000
+/*
+ * A miss faults this many pages from the missing one on (within the MR):
+ * the packets behind it will want them, and every miss costs the sender an
+ * RNR wait or a retry.  256 KiB: a 64 KiB message at 4 KiB per page, four
+ * times over.
+ */
+#define ODP_FAULT_AHEAD		64
 
 struct sroce_odp {
 	struct mmu_interval_notifier notifier;
@@ -202,7 +209,8 @@ static int odp_resident_locked(struct sroce_odp *odp, u32 first, u32 last)
 		return -EFAULT;
 	}
 	sroce_count(odp->sdev, SROCE_CNT_ODP_FAULTS, 1);
-	odp_request_locked(odp, i, last);
+	odp_request_locked(odp, i, min_t(u32, odp->npages - 1,
+					 max_t(u32, last, i + ODP_FAULT_AHEAD - 1)));
 	return -EAGAIN;
 }
 

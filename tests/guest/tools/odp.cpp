@@ -20,12 +20,19 @@
  *   - a send from an unmapped ODP range completes with
  *     IBV_WC_LOC_PROT_ERR;
  *   - ibv_advise_mr: a synchronous prefetch makes the next transfer fault
- *     nothing; a non-ODP MR is refused with EINVAL.
+ *     nothing; a non-ODP MR is refused with EINVAL;
+ *   - a race: while WRITEs and READs target an ODP MR, another thread
+ *     keeps replacing the memory under it (mmap MAP_FIXED, so the range is
+ *     never unmapped): every operation succeeds, and the last lands.
+ *
+ *   odp DEV GID_INDEX [--race SECONDS]: only the race, for SECONDS (the
+ *   soak runs it beside its traffic).
  *
  * One line per check; exit 0 only if every check held.
  */
 #include "rc_loopback.hpp"
 
+#include <atomic>
 #include <fstream>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -428,22 +435,94 @@ void prefetch(Setup &s)
 	release(b);
 }
 
+
+/*
+ * WRITEs (from an ODP source) and READs (into the target) of 256 KiB, one
+ * at a time, while another thread maps fresh memory over the target again
+ * and again: each replacement invalidates the whole range under the
+ * transfers.  MAP_FIXED replaces atomically, so no fault may fail: every
+ * operation must succeed; once the thread stops, a WRITE must land.
+ */
+void race(Setup &s, double seconds)
+{
+	Pair p = connected(s);
+	Buffers b = buffers(s, 6);
+	std::atomic<bool> stop{false};
+	std::atomic<long> flips{0};
+	std::thread flipper([&] {
+		while (!stop.load()) {
+			void *q = mmap(b.dst, kLen, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+			if (q == MAP_FAILED)
+				die("mmap MAP_FIXED", errno);
+			b.dst[(flips++ * 4096) % kLen] = 1;	/* one page present */
+			/* 200 a second: each costs the transfer an RNR wait
+			 * (0.64 ms here) and a fault; much faster and no message
+			 * of 256 pages would ever get through, on any device.
+			 */
+			std::this_thread::sleep_for(std::chrono::milliseconds(5));
+		}
+	});
+	ibv_sge src{reinterpret_cast<uintptr_t>(b.src), static_cast<uint32_t>(kLen), b.smr->lkey};
+	ibv_sge dst{reinterpret_cast<uintptr_t>(b.dst), static_cast<uint32_t>(kLen), b.dmr->lkey};
+	long ops = 0, good = 0;
+	std::string first_bad;
+	const auto end = std::chrono::steady_clock::now() +
+			 std::chrono::duration<double>(seconds);
+	while (std::chrono::steady_clock::now() < end) {
+		const bool read = ops % 2;
+		ibv_send_wr wr = read ? rdma(IBV_WR_RDMA_READ, 100 + ops, dst, b.smr, b.src)
+				      : rdma(IBV_WR_RDMA_WRITE, 100 + ops, src, b.dmr, b.dst);
+		post(p.a, wr);
+		const ibv_wc wc = wait_for(s, 100 + ops);
+		ops++;
+		if (wc.wr_id != ~0ull && wc.status == IBV_WC_SUCCESS) {
+			good++;
+		} else {
+			first_bad = status(wc);
+			break;
+		}
+	}
+	stop = true;
+	flipper.join();
+	check(ops > 0 && good == ops,
+	      "race: " + std::to_string(good) + " of " + std::to_string(ops) +
+		      " WRITEs/READs succeeded while the target was replaced " +
+		      std::to_string(flips.load()) + " times" +
+		      (first_bad.empty() ? "" : " (then " + first_bad + ")"));
+	if (good == ops) {
+		ibv_send_wr wr = rdma(IBV_WR_RDMA_WRITE, 99, src, b.dmr, b.dst);
+		post(p.a, wr);
+		const ibv_wc wc = wait_for(s, 99);
+		check(wc.status == IBV_WC_SUCCESS && holds(b.dst, kLen, 6),
+		      "race: after it, a WRITE lands (" + status(wc) + ")");
+	}
+	destroy(s, p);
+	release(b);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
 	tool_name = "odp";
-	if (argc != 3) {
-		std::fprintf(stderr, "usage: odp DEV GID_INDEX\n");
+	const bool race_only = argc == 5 && !std::strcmp(argv[3], "--race");
+	if (argc != 3 && !race_only) {
+		std::fprintf(stderr, "usage: odp DEV GID_INDEX [--race SECONDS]\n");
 		return 2;
 	}
 	dev_name = argv[1];
 	Setup s = open_setup(argv[1], std::atoi(argv[2]), 4096, IBV_ACCESS_LOCAL_WRITE);
+	if (race_only) {
+		race(s, std::atof(argv[4]));
+		return finish();
+	}
 	caps(s);
 	nothing_pinned(s);
 	transfers(s);
 	fork_keeps_parent_memory(s);
 	memory_after_registration(s);
 	prefetch(s);
+	race(s, 3);
 	return finish();
 }
