@@ -10,6 +10,13 @@ memory and RDMA state.  Everything goes into $SROCE_OUT: samples.jsonl
 traffic app's verdict), traffic.err, netem.txt, and on a kernel with
 kmemleak (the debug kernel) the reports of one scan after the traffic
 has settled: kmemleak.
+
+For the traffic's on-demand (ODP) flows, memory is kept moving while it
+runs (MEMORY_CHURN: compaction migrates their pages, a hog squeezes the
+page cache), and with $SROCE_ODP_TOOL (tests/guest/tools/odp, which
+scripts/soak passes) its race runs beside the traffic on sroce0: fresh
+memory mapped over a target 200 times a second under WRITEs and READs.
+Its output: odp_race.txt.
 """
 import json
 import os
@@ -26,6 +33,14 @@ OUT = os.environ["SROCE_OUT"]
 # the ones sent behind them.
 IMPAIRMENT = "loss 0.5% delay 10ms reorder 98%"
 PEER = "ip netns exec peer "
+# Every 2 s: compact memory (each page moved under an ODP MR is an
+# invalidation; migration keeps the data), then touch a quarter of the
+# available memory and let it go.
+MEMORY_CHURN = (
+    "while :; do echo 1 > /proc/sys/vm/compact_memory; "
+    "python3 -c 'import sys; b = bytearray(int(sys.argv[1])); "
+    "b[::4096] = bytes(len(b[::4096]))' "
+    "$(awk '/MemAvailable/ {print $2 * 256}' /proc/meminfo); sleep 2; done")
 
 
 def sh(cmd):
@@ -58,6 +73,19 @@ def scan_kmemleak():
         out.write(f.read())
 
 
+def start_odp_race(minutes):
+    """The ODP tool's race on sroce0 for the traffic's time, or None."""
+    tool = os.environ.get("SROCE_ODP_TOOL")
+    if not tool:
+        return None
+    sys.path.insert(0, HERE)
+    from traffic import ADDRESSES, v2_gid_index
+    out = open(os.path.join(OUT, "odp_race.txt"), "w")
+    return subprocess.Popen([tool, "sroce0", str(v2_gid_index("sroce0", ADDRESSES[0])),
+                             "--race", str(minutes * 60)],
+                            stdout=out, stderr=subprocess.STDOUT)
+
+
 def main():
     minutes = float(sys.argv[1])
     for dev, ns in (("veth0", ""), ("veth1", PEER)):
@@ -70,6 +98,9 @@ def main():
         samples.flush()
 
     record("before")
+    churn = subprocess.Popen(MEMORY_CHURN, shell=True, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    race = start_odp_race(minutes)
     with open(os.path.join(OUT, "traffic.json"), "w") as out, \
             open(os.path.join(OUT, "traffic.err"), "w") as err:
         app = subprocess.Popen([sys.executable, os.path.join(HERE, "traffic.py"),
@@ -80,6 +111,10 @@ def main():
                 record("minute %d" % minute)
                 minute += 1
             time.sleep(0.5)
+    churn.kill()
+    churn.wait()
+    if race:
+        race.wait()
     record("ended")
     time.sleep(10)       # destroyed objects are freed by RCU and workqueues
     record("settled")

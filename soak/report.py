@@ -25,7 +25,8 @@ from harness import BAD_KERNEL_LOG, LEAK_MODULES  # noqa: E402
 FLAT_RATIO, FLAT_SLACK_KB, CLIMB_KB, CLIMB_STEPS = 0.02, 4096, 1024, 4
 COUNTERS = ("retransmits", "timeouts", "seq_err_sent", "seq_err_rcvd", "dup_requests",
             "rnr_nak_sent", "rnr_nak_rcvd", "rx_dropped", "rx_no_qp", "rx_malformed",
-            "rx_icrc_errors", "completion_errors", "tx_errors")
+            "rx_icrc_errors", "completion_errors", "tx_errors",
+            "odp_page_faults", "odp_invalidations", "odp_fault_errors")
 
 
 def memory(sample):
@@ -79,11 +80,14 @@ def quarantine_kb(sample):
     return kmem.meminfo(sample["meminfo"])["MemTotal"] // 32
 
 
-def verdict(traffic, samples, kernel_problems, debug_kernel=False):
-    """(failures, facts) from the parsed run."""
+def verdict(traffic, samples, kernel_problems, debug_kernel=False, odp_race=None):
+    """(failures, facts) from the parsed run; @odp_race: the ODP race's
+    output, if it ran."""
     fails, facts = [], {}
     if traffic is None:
         return ["the traffic app left no result"], facts
+    if odp_race is not None and "\n0 checks failed" not in "\n" + odp_race:
+        fails.append("ODP race: %s" % odp_race.strip()[-500:])
     if traffic["data_errors"]:
         fails.append("%d data errors" % traffic["data_errors"])
     if traffic["stuck"]:
@@ -113,6 +117,12 @@ def verdict(traffic, samples, kernel_problems, debug_kernel=False):
         facts["counters"] = counter_delta(kmem.statistics(phase["before"]["statistics"]),
                                           kmem.statistics(phase.get("ended", phase["settled"])
                                                           ["statistics"]))
+        c = facts["counters"]
+        # The ODP flows must really have paged: faults, and pages taken away.
+        if traffic.get("odp_flows") and not (c.get("odp_page_faults") and
+                                             c.get("odp_invalidations")):
+            fails.append("ODP flows, but %d page faults and %d invalidations" % (
+                c.get("odp_page_faults", 0), c.get("odp_invalidations", 0)))
     else:
         fails.append("samples before and after the traffic are missing")
     return fails, facts
@@ -207,7 +217,8 @@ def main():
     samples = [json.loads(l) for l in read(os.path.join(a.run, "samples.jsonl")).splitlines()]
     problems = [l for l in read(os.path.join(a.run, "dmesg")).splitlines()
                 if BAD_KERNEL_LOG.search(l)]
-    fails, facts = verdict(traffic, samples, problems, a.kernel == "debug")
+    fails, facts = verdict(traffic, samples, problems, a.kernel == "debug",
+                           read(os.path.join(a.run, "odp_race.txt"), None))
     if a.kernel == "debug":
         fails += kmemleak_failures(read(os.path.join(a.run, "kmemleak"), None))
     if traffic is not None:

@@ -1,6 +1,6 @@
 """Mixed, fully verified verbs traffic for the soak (scripts/soak).
 
-    traffic.py SECONDS [--rc N] [--uc N] [--ud N] [--seed S]
+    traffic.py SECONDS [--rc N] [--uc N] [--ud N] [--odp-rc N] [--seed S]
 
 Runs in the guest, in one process that opens both sroce0 and sroce1 (the
 RDMA namespace mode is `shared`), so the checker sees both ends' memory
@@ -16,6 +16,11 @@ a random size.  Every byte is checked:
   LOST_AFTER seconds), never corrupted: every message that completes
   must carry exactly its bytes and immediate data.  UC plain WRITEs are
   one packet long, so their target is either untouched or exactly right.
+
+The first --odp-rc RC flows register all their memory on demand
+(IBV_ACCESS_ON_DEMAND): nothing pinned, every page faulted in by the
+device and taken away again whenever the kernel moves or reclaims it
+(guest_runner.py keeps it busy doing so).
 
 Prints one JSON object: per-opcode counts, bytes verified, data errors
 (each described), completion errors by status, losses.
@@ -126,8 +131,10 @@ class Op:
 class Flow:
     """A QP on each side; `req` posts, `resp` is the target."""
 
-    def __init__(self, index, kind, req, resp, rng):
+    def __init__(self, index, kind, req, resp, rng, odp=False):
         self.index, self.kind, self.req, self.resp, self.rng = index, kind, req, resp, rng
+        self.odp = odp
+        on_demand = e.IBV_ACCESS_ON_DEMAND if odp else 0
         self.seq = 0
         self.inflight = None          # the one posted send-queue op
         self.pending = {}             # seq -> Op awaiting the target's side
@@ -135,9 +142,10 @@ class Flow:
         self.dead = False
         self.mw, self.mw_rkey, self.want_inv = None, None, False
         self.declared_lost = set()
-        self.src = MR(req.pd, MAXLEN, e.IBV_ACCESS_LOCAL_WRITE)
-        self.dst = MR(resp.pd, DATA_SLOTS * MAXLEN + MAXLEN + 8, REMOTE)
-        self.rbuf = MR(resp.pd, RECV_SLOTS * (MAXLEN + GRH), e.IBV_ACCESS_LOCAL_WRITE)
+        self.src = MR(req.pd, MAXLEN, e.IBV_ACCESS_LOCAL_WRITE | on_demand)
+        self.dst = MR(resp.pd, DATA_SLOTS * MAXLEN + MAXLEN + 8, REMOTE | on_demand)
+        self.rbuf = MR(resp.pd, RECV_SLOTS * (MAXLEN + GRH),
+                       e.IBV_ACCESS_LOCAL_WRITE | on_demand)
         self.read_src_off = DATA_SLOTS * MAXLEN
         self.atomic_off = self.read_src_off + MAXLEN
         self.dst.write(message(index, 0xFFFFFFFF, MAXLEN), MAXLEN, self.read_src_off)
@@ -201,7 +209,8 @@ class Soak:
         self.flows = []
         for i, kind in enumerate(kinds):
             req, resp = self.sides[i % 2], self.sides[1 - i % 2]
-            self.flows.append(Flow(i, kind, req, resp, self.rng))
+            self.flows.append(Flow(i, kind, req, resp, self.rng,
+                                   odp=kind == "RC" and i < args.odp_rc))
         self.ops = collections.Counter()          # "RC SEND" -> posted
         self.done = collections.Counter()         # ... -> verified complete
         self.lost = collections.Counter()
@@ -471,6 +480,7 @@ class Soak:
             "seconds": round(time.monotonic() - start, 1),
             "flows": collections.Counter(f.kind for f in self.flows),
             "qps": 2 * len(self.flows),
+            "odp_flows": sum(f.odp for f in self.flows),
             "posted": dict(sorted(self.ops.items())),
             "verified": dict(sorted(self.done.items())),
             "lost": dict(sorted(self.lost.items())),
@@ -491,6 +501,8 @@ def main():
     p.add_argument("--rc", type=int, default=12)
     p.add_argument("--uc", type=int, default=10)
     p.add_argument("--ud", type=int, default=10)
+    p.add_argument("--odp-rc", type=int, default=4,
+                   help="of the RC flows, how many use on-demand paging (0 for rxe)")
     p.add_argument("--seed", type=int, default=int(time.time()))
     p.add_argument("--devices", default="sroce0,sroce1",
                    help="the devices on veth0 and veth1 (e.g. rxe0,sroce1)")

@@ -168,9 +168,9 @@ def test_netem_drops_per_qdisc():
     assert report.netem_drops(NETEM) == [441, 458]
 
 
-def _sample(phase, sunreclaim=10140, resources=RESOURCES):
+def _sample(phase, sunreclaim=10140, resources=RESOURCES, statistics=STATS):
     return {"phase": phase, "meminfo": MEMINFO.replace("10140", str(sunreclaim)),
-            "slabinfo": SLABINFO, "resources": resources, "statistics": STATS}
+            "slabinfo": SLABINFO, "resources": resources, "statistics": statistics}
 
 
 def _traffic(**kw):
@@ -220,3 +220,21 @@ def test_debug_kernel_allows_the_kasan_quarantine_and_no_more():
     beyond = run(10140 + 70000)
     fails = report.verdict(_traffic(), beyond, [], debug_kernel=True)[0]
     assert any("SUnreclaim" in f and "KASAN quarantine 62955 kB" in f for f in fails), fails
+
+
+def test_odp_flows_must_page_and_the_race_must_pass():
+    """ODP flows that never faulted or never lost a page tested nothing;
+    the race's own verdict line decides for it."""
+    paged = STATS.replace("timeouts 1", "timeouts 1 odp_page_faults 40 odp_invalidations 9")
+    ended = [_sample("before"), _sample("minute 1"), _sample("minute 2"),
+             _sample("ended", statistics=paged), _sample("settled", statistics=paged)]
+    idle = [_sample("before"), _sample("minute 1"), _sample("minute 2"),
+            _sample("ended"), _sample("settled")]
+    odp = _traffic(odp_flows=4)
+    race_ok = "ok: race: 239 of 239 WRITEs/READs succeeded\n0 checks failed\n"
+    race_bad = "FAILED: race: 0 of 1 WRITEs/READs succeeded (then no completion)\n1 checks failed\n"
+    assert report.verdict(odp, ended, [], odp_race=race_ok)[0] == []
+    assert any("invalidations" in f for f in report.verdict(odp, idle, [], odp_race=race_ok)[0])
+    assert report.verdict(_traffic(), idle, [])[0] == []     # no ODP flows, no race
+    assert any("ODP race" in f for f in report.verdict(odp, ended, [], odp_race=race_bad)[0])
+    assert any("ODP race" in f for f in report.verdict(odp, ended, [], odp_race="")[0])
