@@ -31,8 +31,13 @@
 
 #include "sroce.h"
 
-/* Pages faulted per hmm_range_fault() call: its pfn array is this long. */
-#define ODP_FAULT_CHUNK		256
+/*
+ * Pages faulted per hmm_range_fault() call, and published together: an
+ * invalidation of any of them while the call runs costs the chunk again,
+ * so a small one still gets through under frequent invalidation, and the
+ * data path may use the first pages while the later ones fault.
+ */
+#define ODP_FAULT_CHUNK		16
 /* How long one chunk may be retried while invalidations race it (ms). */
 #define ODP_FAULT_TIMEOUT_MS	1000
 /*
@@ -91,23 +96,20 @@ static const struct mmu_interval_notifier_ops odp_notifier_ops = {
 /*
  * Makes pages [first, last] resident: faults them in if @fault, else takes
  * only those already present (prefetch without faulting).  Process
- * context.  0, or -EFAULT (not mapped, not writable, process gone).
+ * context.  0; -EFAULT (not mapped, not writable, process gone), which
+ * the next copy that misses there reports; or -EBUSY when invalidations
+ * kept racing a chunk for ODP_FAULT_TIMEOUT_MS: not the memory's fault,
+ * so nothing is reported and the next miss asks again.
  */
 static int odp_fault(struct sroce_odp *odp, u32 first, u32 last, bool fault)
 {
 	struct mm_struct *mm = odp->notifier.mm;
-	unsigned long *pfns;
+	unsigned long pfns[ODP_FAULT_CHUNK];
 	int err = 0;
 	u32 i, j, n;
 
 	if (!mmget_not_zero(mm))
 		return -EFAULT;
-	pfns = kvmalloc_array(min_t(u32, last - first + 1, ODP_FAULT_CHUNK),
-			      sizeof(*pfns), GFP_KERNEL);
-	if (!pfns) {
-		mmput(mm);
-		return -ENOMEM;
-	}
 	for (i = first; i <= last && !err; i += n) {
 		unsigned long timeout = jiffies + msecs_to_jiffies(ODP_FAULT_TIMEOUT_MS);
 		struct hmm_range range = {
@@ -125,15 +127,17 @@ static int odp_fault(struct sroce_odp *odp, u32 first, u32 last, bool fault)
 			mmap_read_lock(mm);
 			err = hmm_range_fault(&range);
 			mmap_read_unlock(mm);
-			if (err == -EBUSY && time_before(jiffies, timeout))
-				continue;	/* an invalidation raced us */
-			if (err)
+			if (!err) {
+				spin_lock_bh(&odp->lock);
+				if (!mmu_interval_read_retry(&odp->notifier,
+							     range.notifier_seq))
+					break;	/* with odp->lock held */
+				spin_unlock_bh(&odp->lock);
+				err = -EBUSY;
+			}
+			/* -EBUSY: an invalidation raced us; try again a while. */
+			if (err != -EBUSY || time_after(jiffies, timeout))
 				break;
-			spin_lock_bh(&odp->lock);
-			if (!mmu_interval_read_retry(&odp->notifier,
-						     range.notifier_seq))
-				break;	/* with odp->lock held */
-			spin_unlock_bh(&odp->lock);
 		}
 		if (err)
 			break;
@@ -149,8 +153,9 @@ static int odp_fault(struct sroce_odp *odp, u32 first, u32 last, bool fault)
 		spin_unlock_bh(&odp->lock);
 		cond_resched();
 	}
-	kvfree(pfns);
 	mmput(mm);
+	if (err == -EBUSY)
+		return err;
 	if (err) {
 		spin_lock_bh(&odp->lock);
 		odp->bad = true;

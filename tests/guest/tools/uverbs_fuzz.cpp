@@ -415,6 +415,29 @@ private:
 		ibv_close_xrcd(x);
 	}
 
+	/*
+	 * On-demand paging from a hostile process: our memory taken away
+	 * under whatever MRs (ODP among them) cover it, while the QPs use
+	 * them; prefetch requests with random keys, ranges, advice and flags.
+	 */
+	void odp_round()
+	{
+		const size_t first = pick(kBuf / 4096), n = 1 + pick(kBuf / 4096 - first);
+		mark("madvise(DONTNEED)");
+		madvise(buf_ + first * 4096, n * 4096, MADV_DONTNEED);
+		ibv_pd *p = pd();
+		if (!p)
+			return;
+		ibv_sge sge[4];
+		const int nsge = int(pick(5));
+		fill_sges(sge, std::min(nsge, 4));
+		const auto advice = chance(80) ? ibv_advise_mr_advice(pick(3))
+					       : ibv_advise_mr_advice(wild32());
+		mark("advise_mr");
+		ibv_advise_mr(p, advice, chance(80) ? uint32_t(pick(2)) : wild32(), sge,
+			      uint32_t(std::min(nsge, 4)));
+	}
+
 	void post_srq_recvs(ibv_srq *srq, int n)
 	{
 		for (int i = 0; i < n; i++) {
@@ -442,8 +465,10 @@ private:
 				addr = reinterpret_cast<void *>(wild());
 				len = size_t(wild());
 			}
-			const int access = chance(80) ? int(IBV_ACCESS_LOCAL_WRITE |
-							    (rng_() & 0xe)) : int(wild32());
+			int access = chance(80) ? int(IBV_ACCESS_LOCAL_WRITE |
+						      (rng_() & 0xe)) : int(wild32());
+			if (chance(30))
+				access |= IBV_ACCESS_ON_DEMAND;
 			mark("reg_mr");
 			if (ibv_mr *m = ibv_reg_mr(p, addr, len, access))
 				mrs_.push_back(m);
@@ -696,7 +721,7 @@ private:
 
 	void step()
 	{
-		switch (pick(20)) {
+		switch (pick(21)) {
 		case 0:
 			if (qps_.size() < kMaxEach)
 				create_qp(chance(80) ? ibv_qp_type(IBV_QPT_RC + pick(3))
@@ -790,6 +815,9 @@ private:
 		case 17:
 			if (chance(25))
 				xrc_round();
+			break;
+		case 18:
+			odp_round();
 			break;
 		default:
 			destroy_some();
