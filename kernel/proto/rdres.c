@@ -34,7 +34,15 @@ bool roce_rd_make_room(struct roce_rd_ring *ring, u32 max)
 	while (ring->count >= max) {
 		const struct roce_rd_res *oldest = &ring->res[ring->tail];
 
-		if (oldest->kind == ROCE_RD_READ && !oldest->done)
+		/*
+		 * A READ still sending holds its slot: a request that needs
+		 * it broke the requester's limit.  Not a replay of one that
+		 * was answered in full: a duplicate request still in flight
+		 * when the requester got every response restarted it, and
+		 * the requester has used the credit again since.
+		 */
+		if (oldest->kind == ROCE_RD_READ && !oldest->done &&
+		    !oldest->answered)
 			return false;
 		ring->tail = rd_index(ring, 1);
 		ring->count--;
@@ -82,6 +90,7 @@ void roce_rd_restart_read(struct roce_rd_res *r, u32 psn, u32 mtu)
 	s32 ahead = psn_diff(psn, r->first_psn);
 	u64 offset = ahead > 0 ? (u64)ahead * mtu : 0;
 
+	r->answered |= r->done;
 	r->next_psn = psn;
 	r->sent = offset < r->length ? (u32)offset : r->length;
 	r->done = false;

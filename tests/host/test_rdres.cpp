@@ -183,6 +183,28 @@ TEST(RdRes, RestartResendsFromTheAskedPsn)
 
 // Random operations against a model: count and order never drift, the
 // limit always holds, nothing is returned that was forgotten.
+/*
+ * A READ answered in full, then replayed for a duplicate request that was
+ * still on its way when the requester already had every response: the
+ * requester's next READ (its one credit back) must find room, not an
+ * "exceeded limit" NAK.  A READ never answered in full keeps its slot.
+ */
+TEST(RdRes, AReplayOfAnAnsweredReadGivesWayToTheNextRead)
+{
+	Ring t(4);
+	ASSERT_TRUE(roce_rd_make_room(&t.ring, 1));
+	roce_rd_res *r = t.add_read(100, 4, 4096);
+	r->done = true;				/* every response sent */
+	roce_rd_restart_read(r, 102, 1024);	/* a late duplicate */
+	ASSERT_FALSE(r->done);
+	EXPECT_TRUE(roce_rd_make_room(&t.ring, 1));
+	EXPECT_EQ(t.ring.count, 0u);
+
+	r = t.add_read(200, 4, 4096);
+	roce_rd_restart_read(r, 201, 1024);	/* a duplicate mid-way */
+	EXPECT_FALSE(roce_rd_make_room(&t.ring, 1));
+}
+
 TEST(RdRes, RandomOperationsAgreeWithAModel)
 {
 	std::mt19937 rng(1234);
