@@ -15,7 +15,7 @@ For the traffic's on-demand (ODP) flows, memory is kept moving while it
 runs (MEMORY_CHURN: compaction migrates their pages, a hog squeezes the
 page cache), and with $SROCE_ODP_TOOL (tests/guest/tools/odp, which
 scripts/soak passes) its race runs beside the traffic on sroce0: fresh
-memory mapped over a target 200 times a second under WRITEs and READs.
+memory mapped over the target of each WRITE and READ while it runs.
 Its output: odp_race.txt.
 """
 import json

@@ -22,8 +22,8 @@
  *   - ibv_advise_mr: a synchronous prefetch makes the next transfer fault
  *     nothing; a non-ODP MR is refused with EINVAL;
  *   - a race: while WRITEs and READs target an ODP MR, another thread
- *     keeps replacing the memory under it (mmap MAP_FIXED, so the range is
- *     never unmapped): every operation succeeds, and the last lands.
+ *     replaces the memory under each of them (mmap MAP_FIXED, so the range
+ *     is never unmapped): every operation succeeds, and the last lands.
  *
  *   odp DEV GID_INDEX [--race SECONDS]: only the race, for SECONDS (the
  *   soak runs it beside its traffic).
@@ -33,6 +33,7 @@
 #include "rc_loopback.hpp"
 
 #include <atomic>
+#include <random>
 #include <fstream>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -438,29 +439,35 @@ void prefetch(Setup &s)
 
 /*
  * WRITEs (from an ODP source) and READs (into the target) of 256 KiB, one
- * at a time, while another thread maps fresh memory over the target again
- * and again: each replacement invalidates the whole range under the
- * transfers.  MAP_FIXED replaces atomically, so no fault may fail: every
- * operation must succeed; once the thread stops, a WRITE must land.
+ * at a time, while another thread maps fresh memory over the target: once
+ * per operation, at a random moment within its first 2 ms, so the
+ * replacement (an invalidation of the whole range) lands anywhere in a
+ * transfer, on a fast machine or a slow debug kernel alike; replacing
+ * faster than a transfer can complete would only measure livelock.
+ * MAP_FIXED replaces atomically, so no fault may fail: every operation
+ * must succeed; once the thread stops, a WRITE must land.
  */
 void race(Setup &s, double seconds)
 {
 	Pair p = connected(s);
 	Buffers b = buffers(s, 6);
 	std::atomic<bool> stop{false};
-	std::atomic<long> flips{0};
+	std::atomic<long> flips{0}, started{0};
 	std::thread flipper([&] {
+		std::minstd_rand rng(42);
+		long seen = 0;
 		while (!stop.load()) {
+			if (started.load() == seen) {	/* one per operation */
+				std::this_thread::sleep_for(std::chrono::microseconds(100));
+				continue;
+			}
+			seen = started.load();
+			std::this_thread::sleep_for(std::chrono::microseconds(rng() % 2000));
 			void *q = mmap(b.dst, kLen, PROT_READ | PROT_WRITE,
 				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 			if (q == MAP_FAILED)
 				die("mmap MAP_FIXED", errno);
 			b.dst[(flips++ * 4096) % kLen] = 1;	/* one page present */
-			/* 200 a second: each costs the transfer an RNR wait
-			 * (0.64 ms here) and a fault; much faster and no message
-			 * of 256 pages would ever get through, on any device.
-			 */
-			std::this_thread::sleep_for(std::chrono::milliseconds(5));
 		}
 	});
 	ibv_sge src{reinterpret_cast<uintptr_t>(b.src), static_cast<uint32_t>(kLen), b.smr->lkey};
@@ -474,6 +481,7 @@ void race(Setup &s, double seconds)
 		ibv_send_wr wr = read ? rdma(IBV_WR_RDMA_READ, 100 + ops, dst, b.smr, b.src)
 				      : rdma(IBV_WR_RDMA_WRITE, 100 + ops, src, b.dmr, b.dst);
 		post(p.a, wr);
+		started++;
 		const ibv_wc wc = wait_for(s, 100 + ops);
 		ops++;
 		if (wc.wr_id != ~0ull && wc.status == IBV_WC_SUCCESS) {
