@@ -121,3 +121,28 @@ def test_icrc_engines_agree_with_rxe(guest, gids, engine):
             assert rc == 0, out
     finally:
         guest.run("echo avx512 > " + param, check=True)
+
+
+ODP_APPS = [
+    ("ibv_rc_pingpong", "-o -s 16384 -n 100 -c", "-g"),
+    ("ib_write_bw", "--odp -s 65536 -n 200 -F", "-x"),
+    ("ib_read_bw", "--odp -s 65536 -n 200 -F", "-x"),
+]
+
+
+@pytest.mark.parametrize("app,args,gflag", ODP_APPS, ids=[a[0] for a in ODP_APPS])
+def test_odp_with_rxe(guest, gids, app, args, gflag):
+    """On-demand paging on both ends, each way: rxe's ODP (Linux 6.15)
+    faults on its side, sroce's RNR NAKs and retries on its own."""
+    caps = guest.run("ibv_devinfo -v -d rxe0", check=True).stdout
+    if "ODP_SUPPORT" not in caps:
+        pytest.skip("this release's rxe has no on-demand paging (Linux 6.15)")
+    for server, client in (("sroce1", "rxe0"), ("rxe0", "sroce1")):
+        s_ns, c_ns = ("peer", "") if server == "sroce1" else (None, "ip netns exec peer ")
+        rc, out = run_pair(
+            guest,
+            "%s -d %s %s %d %s" % (app, server, gflag, gids[server], args),
+            "%s%s -d %s %s %d %s %s" % (c_ns, app, client, gflag, gids[client], args,
+                                        SERVER_IP if server == "sroce1" else CLIENT_IP),
+            server_ns=s_ns)
+        assert rc == 0, "%s serving:\n%s" % (server, out)
