@@ -4,8 +4,13 @@ and checks, at queue depth 16, direct I/O."""
 import re
 import shlex
 
+# --allow_file_create=0: a disk that went away (a logout, a device removed
+# under I/O) leaves no /dev node; fio would create a regular file there,
+# and the next login's disk could never get its node (seen on the slow
+# debug kernel: "no disk after login", /dev/sda a 256 MiB file).
 FIO = ("fio --direct=1 --ioengine=libaio --iodepth=16 --verify=crc32c "
-       "--verify_fatal=1 --verify_state_save=0 --randrepeat=0 --filename={dev} ")
+       "--verify_fatal=1 --verify_state_save=0 --randrepeat=0 --allow_file_create=0 "
+       "--filename={dev} ")
 # One job per block size, each on its own 16 MiB of the device, one after
 # the other (--stonewall): writes, then reads back and verifies.
 VERIFY_JOBS = " ".join(
