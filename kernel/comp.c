@@ -95,13 +95,18 @@ static void comp_drop(struct sroce_qp *qp)
  */
 #define COMP_ODP_WAIT_NS	(100 * NSEC_PER_USEC)
 
+/* Stops sending for @ns, then rewinds to comp_psn (sroce_rnr_timer). */
+static void comp_wait_then_rewind(struct sroce_qp *qp, u64 ns)
+{
+	qp->rnr_wait = true;
+	timer_delete(&qp->retrans_timer);
+	hrtimer_start(&qp->rnr_timer, ns_to_ktime(ns), HRTIMER_MODE_REL_SOFT);
+}
+
 static void comp_odp_wait(struct sroce_qp *qp)
 {
 	comp_drop(qp);
-	qp->rnr_wait = true;
-	timer_delete(&qp->retrans_timer);
-	hrtimer_start(&qp->rnr_timer, ns_to_ktime(COMP_ODP_WAIT_NS),
-		      HRTIMER_MODE_REL_SOFT);
+	comp_wait_then_rewind(qp, COMP_ODP_WAIT_NS);
 }
 
 /*
@@ -250,11 +255,7 @@ static void comp_aeth(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 			comp_fail(qp, IB_WC_RNR_RETRY_EXC_ERR);
 			return;
 		}
-		qp->rnr_wait = true;
-		timer_delete(&qp->retrans_timer);
-		hrtimer_start(&qp->rnr_timer,
-			      ns_to_ktime(roce_rnr_timer_ns(roce_aeth_value(syn))),
-			      HRTIMER_MODE_REL_SOFT);
+		comp_wait_then_rewind(qp, roce_rnr_timer_ns(roce_aeth_value(syn)));
 		return;
 	}
 	/* NAKs: the PSN is the one the responder expected or refused. */

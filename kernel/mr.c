@@ -137,6 +137,17 @@ static int sroce_mr_fill_pages(struct sroce_mr *mr)
 	return 0;
 }
 
+/* A USER or ODP MR's hold on its memory, let go once nothing reads it. */
+static void sroce_mr_release_pages(struct sroce_mr *mr)
+{
+	if (mr->kind == SROCE_MR_ODP) {
+		sroce_odp_release(mr);
+	} else {
+		kvfree(mr->pages);
+		ib_umem_release(mr->umem);
+	}
+}
+
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata)
 {
@@ -187,12 +198,7 @@ describe:
 	return &mr->ib;
 
 err_release:
-	if (mr->kind == SROCE_MR_ODP) {
-		sroce_odp_release(mr);
-	} else {
-		kvfree(mr->pages);
-		ib_umem_release(mr->umem);
-	}
+	sroce_mr_release_pages(mr);
 err_free:
 	kfree(mr);
 	return ERR_PTR(err);
@@ -293,12 +299,7 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	}
 	/* Readers that found it before the erase finish their copy. */
 	synchronize_rcu();
-	if (mr->kind == SROCE_MR_ODP) {
-		sroce_odp_release(mr);
-	} else {
-		kvfree(mr->pages);
-		ib_umem_release(mr->umem);
-	}
+	sroce_mr_release_pages(mr);
 	kfree(mr);
 	return 0;
 }
@@ -375,7 +376,7 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		return 0;
 	}
 
-	off = iova - READ_ONCE(mr->iova) + READ_ONCE(mr->page_offset);
+	off = sroce_mr_offset(mr, iova);
 	if (mr->kind == SROCE_MR_ODP)
 		return sroce_odp_copy(mr, off, buf, len, dir);
 	while (len) {
@@ -415,8 +416,7 @@ int sroce_mr_resident(struct sroce_mr *mr, u64 iova, u64 len)
 {
 	if (mr->kind != SROCE_MR_ODP)
 		return 0;
-	return sroce_odp_resident(mr, iova - READ_ONCE(mr->iova) +
-				  READ_ONCE(mr->page_offset), len);
+	return sroce_odp_resident(mr, sroce_mr_offset(mr, iova), len);
 }
 
 /*
@@ -439,7 +439,7 @@ u64 *sroce_mr_atomic_ptr(struct sroce_mr *mr, u64 iova,
 	if (mr->kind == SROCE_MR_DMA)
 		return (u64 *)(uintptr_t)iova;
 
-	off = iova - READ_ONCE(mr->iova) + READ_ONCE(mr->page_offset);
+	off = sroce_mr_offset(mr, iova);
 	index = off >> PAGE_SHIFT;
 	in = off & ~PAGE_MASK;
 	/*

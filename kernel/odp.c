@@ -399,9 +399,9 @@ int sroce_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
 		} else {
 			err = sroce_mr_check(mr, pd, sg_list[i].addr,
 					     sg_list[i].length, need);
-			if (!err && !odp_pages_of(mr->odp, sg_list[i].addr - mr->iova +
-						  mr->page_offset, sg_list[i].length,
-						  &first, &last))
+			if (!err && !odp_pages_of(mr->odp,
+						  sroce_mr_offset(mr, sg_list[i].addr),
+						  sg_list[i].length, &first, &last))
 				err = sg_list[i].length ? -EFAULT : 0;
 			else if (!err)
 				odp = mr->odp;

@@ -332,6 +332,11 @@ void sroce_mr_desc(struct sroce_mr *mr, struct roce_mr_desc *d);
  */
 int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova, u64 len,
 		   int access);
+/* Where @iova lies in a USER, FAST or ODP MR: bytes from its first page. */
+static inline u64 sroce_mr_offset(const struct sroce_mr *mr, u64 iova)
+{
+	return iova - READ_ONCE(mr->iova) + READ_ONCE(mr->page_offset);
+}
 /*
  * Copies @len bytes between @buf and the checked range at @iova.  0, or for
  * an ODP MR -EAGAIN (a page is being faulted in: try again later) or

@@ -87,7 +87,7 @@ static int attach_mr(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
 	if (mr->kind == SROCE_MR_ODP)
 		return -EMSGSIZE;
 
-	off = iova - READ_ONCE(mr->iova) + READ_ONCE(mr->page_offset);
+	off = sroce_mr_offset(mr, iova);
 	while (len) {
 		u64 index = off >> PAGE_SHIFT;
 		u32 in = off & ~PAGE_MASK;
