@@ -7,7 +7,8 @@ runs soak/traffic.py for MINUTES and, once before it starts, once a
 minute while it runs and twice after it ends, records a sample of kernel
 memory and RDMA state.  Everything goes into $SROCE_OUT: samples.jsonl
 (raw text: the host parses it, soak/report.py), traffic.json (the
-traffic app's verdict), traffic.err, netem.txt, and on a kernel with
+traffic app's verdict), traffic.err, netem.txt, retrans_timeout.txt
+(the last retries of any QP, from sroce's tracepoint), and on a kernel with
 kmemleak (the debug kernel) the reports of one scan after the traffic
 has settled: kmemleak.
 
@@ -86,8 +87,33 @@ def start_odp_race(minutes):
                             stdout=out, stderr=subprocess.STDOUT)
 
 
+def trace_last_retries():
+    """Records every local ACK timeout that leaves a QP two retries or
+    fewer (sroce:retrans_timeout), so a QP that exhausts its retries
+    shows which PSN it was stuck on and how the back-off grew."""
+    tracing = "/sys/kernel/tracing"
+    if not os.path.isdir(os.path.join(tracing, "events")):
+        sh("mount -t tracefs nodev %s" % tracing)
+    event = os.path.join(tracing, "events", "sroce", "retrans_timeout")
+    if not os.path.isdir(event):
+        return None
+    with open(os.path.join(event, "filter"), "w") as f:
+        f.write("retry_left <= 2")
+    with open(os.path.join(event, "enable"), "w") as f:
+        f.write("1")
+    return tracing
+
+
+def save_trace(tracing):
+    if tracing:
+        with open(os.path.join(tracing, "trace")) as src, \
+                open(os.path.join(OUT, "retrans_timeout.txt"), "w") as dst:
+            dst.write(src.read())
+
+
 def main():
     minutes = float(sys.argv[1])
+    tracing = trace_last_retries()
     for dev, ns in (("veth0", ""), ("veth1", PEER)):
         subprocess.run(impair_command(dev, IMPAIRMENT, ns), shell=True, check=True)
     t0 = time.monotonic()
@@ -116,6 +142,7 @@ def main():
     if race:
         race.wait()
     record("ended")
+    save_trace(tracing)
     time.sleep(10)       # destroyed objects are freed by RCU and workqueues
     record("settled")
     samples.close()

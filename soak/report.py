@@ -171,6 +171,9 @@ def markdown(traffic, facts, fails, netem, note, minutes, built_from):
         lines.append("| %s | %d | %d | %d |" % (op, traffic["posted"].get(op, 0),
                                                traffic["verified"].get(op, 0),
                                                traffic["lost"].get(op, 0)))
+    if traffic.get("completion_error_samples"):
+        lines += ["", "Completion errors:", ""]
+        lines += ["- " + e for e in traffic["completion_error_samples"]]
     if traffic["error_samples"]:
         lines += ["", "Data errors (first %d):" % len(traffic["error_samples"]), ""]
         lines += ["- " + e for e in traffic["error_samples"]]

@@ -219,6 +219,8 @@ class Soak:
         self.errors = []                          # data errors, described
         self.data_errors = 0
         self.wc_errors = collections.Counter()    # "RC RETRY_EXC" -> n
+        self.wc_error_samples = []                # which flow, what op, when
+        self.start = time.monotonic()
 
     # -- checks ------------------------------------------------------------
     def data_error(self, flow, what):
@@ -311,7 +313,15 @@ class Soak:
         flow = self.flows[wc.wr_id >> 8]
         kind, extra = wc.wr_id & 3, (wc.wr_id >> 2) & 0x3F
         if wc.status != e.IBV_WC_SUCCESS:
-            self.wc_errors["%s %s" % (flow.kind, STATUS.get(wc.status, wc.status))] += 1
+            # Name ODP flows apart: their failures have causes of their own.
+            kind = flow.kind + (" ODP" if flow.odp else "")
+            status = STATUS.get(wc.status, wc.status)
+            self.wc_errors["%s %s" % (kind, status)] += 1
+            op = flow.inflight
+            self.wc_error_samples.append(
+                "%.1f s: flow %d (%s, QP %d) %s: %s %d bytes" % (
+                    now - self.start, flow.index, kind, flow.sqp.qp_num, status,
+                    op.name if op else "?", op.length if op else 0))
             flow.dead = True        # its QP is in error; the flow stops
             return
         if kind == KIND_RECV:
@@ -445,7 +455,7 @@ class Soak:
         return got
 
     def run(self, seconds):
-        start = time.monotonic()
+        start = self.start = time.monotonic()
         end = start + seconds
         next_expire = start + 1
         while True:
@@ -490,6 +500,7 @@ class Soak:
             "rc_unreceived": rc_unreceived,
             "error_samples": self.errors,
             "completion_errors": dict(self.wc_errors),
+            "completion_error_samples": self.wc_error_samples,
             "dead_flows": sum(f.dead for f in self.flows),
             "stuck": stuck,
         }
