@@ -26,24 +26,23 @@ void sroce_tx_refused(struct sroce_qp *qp)
 
 	sroce_count(qp->sdev, SROCE_CNT_TX_REFUSED, 1);
 	sroce_cc_local_pushback(qp);
-	if (!qp->tx_paused_since) {
-		WRITE_ONCE(qp->tx_paused_since, now);
-		qp->tx_backoff_ns = SROCE_TX_BACKOFF_MIN_NS;
-	} else if (qp->tx_backoff_ns < SROCE_TX_BACKOFF_MAX_NS) {
-		qp->tx_backoff_ns *= 2;
+	if (!qp->sched.tx_paused_since) {
+		WRITE_ONCE(qp->sched.tx_paused_since, now);
+		qp->sched.tx_backoff_ns = SROCE_TX_BACKOFF_MIN_NS;
+	} else if (qp->sched.tx_backoff_ns < SROCE_TX_BACKOFF_MAX_NS) {
+		qp->sched.tx_backoff_ns *= 2;
 	}
-	qp->tx_backoff = true;
-	hrtimer_start(&qp->kick_timer, ns_to_ktime(qp->tx_backoff_ns),
-		      HRTIMER_MODE_REL_SOFT);
+	qp->sched.tx_backoff = true;
+	sroce_sched_kick_in(qp, qp->sched.tx_backoff_ns);
 }
 
 void sroce_tx_resumed(struct sroce_qp *qp)
 {
-	u64 since = qp->tx_paused_since;
+	u64 since = qp->sched.tx_paused_since;
 
 	if (likely(!since))
 		return;
-	WRITE_ONCE(qp->tx_paused_since, 0);
+	WRITE_ONCE(qp->sched.tx_paused_since, 0);
 	/* The packet that just went is the one pushed back: counted once,
 	 * however many tries it took, so drops and resends can be compared.
 	 */
@@ -53,13 +52,13 @@ void sroce_tx_resumed(struct sroce_qp *qp)
 	/* What waited behind the pause only now really leaves: give its
 	 * ACKs a whole timeout from here.
 	 */
-	if (qp->timeout && timer_pending(&qp->retrans_timer))
+	if (qp->timeout && sroce_retrans_pending(qp))
 		sroce_retrans_start(qp);
 }
 
 bool sroce_tx_paused(const struct sroce_qp *qp)
 {
-	return READ_ONCE(qp->tx_paused_since) != 0;
+	return READ_ONCE(qp->sched.tx_paused_since) != 0;
 }
 
 /*
@@ -71,7 +70,6 @@ bool sroce_tx_paused(const struct sroce_qp *qp)
 
 void sroce_odp_wait(struct sroce_qp *qp)
 {
-	qp->tx_backoff = true;
-	hrtimer_start(&qp->kick_timer, ns_to_ktime(SROCE_ODP_RETRY_NS),
-		      HRTIMER_MODE_REL_SOFT);
+	qp->sched.tx_backoff = true;
+	sroce_sched_kick_in(qp, SROCE_ODP_RETRY_NS);
 }

@@ -220,7 +220,7 @@ bool sroce_cc_may_send(struct sroce_qp *qp)
 	spin_unlock_bh(&cc->lock);
 	if (next <= now)
 		return true;
-	hrtimer_start(&qp->kick_timer, ns_to_ktime(next), HRTIMER_MODE_ABS_SOFT);
+	sroce_sched_kick_at(qp, next);
 	return false;
 }
 

@@ -41,7 +41,7 @@ static void comp_ack_through(struct sroce_qp *qp, u32 psn)
 static void comp_restart_timer(struct sroce_qp *qp)
 {
 	if (qp->comp_psn == qp->sent_end || !qp->timeout) {
-		timer_delete(&qp->retrans_timer);
+		sroce_retrans_stop(qp);
 		return;
 	}
 	sroce_retrans_start(qp);
@@ -98,9 +98,7 @@ static void comp_drop(struct sroce_qp *qp)
 /* Stops sending for @ns, then rewinds to comp_psn (sroce_rnr_timer). */
 static void comp_wait_then_rewind(struct sroce_qp *qp, u64 ns)
 {
-	qp->rnr_wait = true;
-	timer_delete(&qp->retrans_timer);
-	hrtimer_start(&qp->rnr_timer, ns_to_ktime(ns), HRTIMER_MODE_REL_SOFT);
+	sroce_sched_rnr_wait(qp, ns);
 }
 
 static void comp_odp_wait(struct sroce_qp *qp)
@@ -317,7 +315,7 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 	 * a window's worth).
 	 */
 	if (run)
-		sroce_qp_schedule_send(qp);
+		sroce_sched_queue(qp);
 }
 
 /* ---- timers --------------------------------------------------------------- */
@@ -332,22 +330,9 @@ u64 sroce_retrans_timeout_ns(const struct sroce_qp *qp)
 				       READ_ONCE(qp->timeouts_in_row));
 }
 
-/*
- * (Re)starts the retransmit timer for a full timeout from now.  Rounded
- * up to whole jiffies plus one, since the current jiffy is partly over:
- * never earlier than asked (the timer wheel only ever fires late).
- */
-void sroce_retrans_start(struct sroce_qp *qp)
-{
-	u64 delay = DIV_ROUND_UP_ULL(sroce_retrans_timeout_ns(qp),
-				     NSEC_PER_SEC / HZ);
-
-	mod_timer(&qp->retrans_timer, jiffies + (unsigned long)delay + 1);
-}
-
 void sroce_retrans_timer(struct timer_list *t)
 {
-	struct sroce_qp *qp = timer_container_of(qp, t, retrans_timer);
+	struct sroce_qp *qp = timer_container_of(qp, t, sched.retrans_timer);
 
 	if (READ_ONCE(qp->state) != IB_QPS_RTS && READ_ONCE(qp->state) != IB_QPS_SQD)
 		return;
@@ -373,7 +358,7 @@ void sroce_retrans_timer(struct timer_list *t)
 		}
 	}
 	spin_unlock_bh(&qp->sq_lock);
-	sroce_qp_schedule_send(qp);
+	sroce_sched_queue(qp);
 	return;
 }
 
@@ -386,7 +371,7 @@ static bool qp_sending(struct sroce_qp *qp)
 
 enum hrtimer_restart sroce_rnr_timer(struct hrtimer *t)
 {
-	struct sroce_qp *qp = container_of(t, struct sroce_qp, rnr_timer);
+	struct sroce_qp *qp = container_of(t, struct sroce_qp, sched.rnr_timer);
 
 	if (!qp_sending(qp))
 		return HRTIMER_NORESTART;
@@ -394,16 +379,6 @@ enum hrtimer_restart sroce_rnr_timer(struct hrtimer *t)
 	qp->rnr_wait = false;
 	set_bit(0, &qp->need_retransmit);
 	spin_unlock_bh(&qp->sq_lock);
-	sroce_qp_schedule_send(qp);
-	return HRTIMER_NORESTART;
-}
-
-enum hrtimer_restart sroce_kick_timer(struct hrtimer *t)
-{
-	struct sroce_qp *qp = container_of(t, struct sroce_qp, kick_timer);
-
-	/* RTR too: a responder paces and retries its READ responses. */
-	if (qp_sending(qp) || READ_ONCE(qp->state) == IB_QPS_RTR)
-		sroce_qp_schedule_send(qp);
+	sroce_sched_queue(qp);
 	return HRTIMER_NORESTART;
 }

@@ -47,18 +47,18 @@ static bool sq_lingering(struct sroce_qp *qp)
 	u64 linger_ns = (u64)READ_ONCE(sq_linger_us) * NSEC_PER_USEC;
 
 	return linger_ns &&
-	       ktime_get_ns() - READ_ONCE(qp->last_work_ns) < linger_ns;
+	       ktime_get_ns() - READ_ONCE(qp->sched.last_work_ns) < linger_ns;
 }
 
 enum hrtimer_restart sroce_linger_timer(struct hrtimer *t)
 {
-	struct sroce_qp *qp = container_of(t, struct sroce_qp, linger_timer);
+	struct sroce_qp *qp = container_of(t, struct sroce_qp, sched.linger_timer);
 
 	if (READ_ONCE(qp->state) != IB_QPS_RTS)
 		return HRTIMER_NORESTART;
 	/* New work, or the end of lingering: the engine decides. */
 	if (sq_ring_has_new(qp) || !sq_lingering(qp)) {
-		sroce_qp_schedule_send(qp);
+		sroce_sched_queue(qp);
 		return HRTIMER_NORESTART;
 	}
 	hrtimer_forward_now(t, ns_to_ktime(poll_ns()));
@@ -69,7 +69,7 @@ enum hrtimer_restart sroce_linger_timer(struct hrtimer *t)
 void sroce_sq_worked(struct sroce_qp *qp)
 {
 	if (READ_ONCE(sq_linger_us))
-		WRITE_ONCE(qp->last_work_ns, ktime_get_ns());
+		WRITE_ONCE(qp->sched.last_work_ns, ktime_get_ns());
 }
 
 /*
@@ -82,7 +82,7 @@ void sroce_sq_worked(struct sroce_qp *qp)
 bool sroce_sq_may_sleep(struct sroce_qp *qp)
 {
 	if (!qp->user || qp->req_cur != qp->fetch || qp->rnr_wait ||
-	    qp->tx_backoff)
+	    qp->sched.tx_backoff)
 		return true;
 	/* A full RC window: the ACK that opens it runs us again and picks up
 	 * new WQEs, without a doorbell.  With room in the window a WQE posted
@@ -94,9 +94,7 @@ bool sroce_sq_may_sleep(struct sroce_qp *qp)
 	if (sroce_req_window_full(qp))
 		return true;
 	if (sq_lingering(qp)) {
-		if (!hrtimer_active(&qp->linger_timer))
-			hrtimer_start(&qp->linger_timer, ns_to_ktime(poll_ns()),
-				      HRTIMER_MODE_REL_SOFT);
+		sroce_sched_linger(qp, poll_ns());
 		return true;
 	}
 	WRITE_ONCE(qp->sq.ctrl->notify, SROCE_SQ_NEED_DOORBELL);

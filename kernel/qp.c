@@ -41,129 +41,6 @@ void sroce_qp_put(struct sroce_qp *qp)
 		complete(&qp->freed);
 }
 
-/*
- * Who runs the send engine.  A doorbell (post_send) runs it right there,
- * so a message costs no thread wake-up; everything else (ACKs, timers,
- * callers holding QP locks or with interrupts off) queues the QP's work
- * item, which also takes over when a run used its budget.  The receive
- * softirq must not send a window's worth of packets itself: they would
- * queue behind it on this CPU's backlog.  One runner at a time:
- * a caller that finds the engine busy leaves SROCE_SEND_AGAIN for the
- * runner, which looks again before it stops.
- *
- * The engine runs on one CPU at a time, the one that last ran it, and
- * the work goes there: software network devices (veth, loopback) hand
- * packets to the sending CPU's backlog, and two CPUs' backlogs would
- * reorder one flow.  A doorbell from another CPU takes the engine over
- * only when none of the QP's packets can still be queued (every PSN
- * acknowledged); until then it hands over to the work item.
- *
- * A work item belongs to the CPU it was queued on until it has run, and
- * one queued again while it runs stays on the CPU it runs on (so that it
- * never runs twice at once).  So when the engine moved (a doorbell took
- * it over on another CPU) while send_work was pending on the old CPU, a
- * later request here would be absorbed by that stale item: it is carried
- * by send_moved instead.  Without that, a kick or an ACK waited for
- * whenever the old CPU got round to its work, and an item handing itself
- * over from the wrong CPU came straight back there, round and round,
- * while the QP sent nothing (seen: qp_edges sqd-drain under load).
- */
-void sroce_qp_schedule_send(struct sroce_qp *qp)
-{
-	int cpu = READ_ONCE(qp->cpu);
-
-	if (queue_work_on(cpu, sroce_wq, &qp->send_work))
-		WRITE_ONCE(qp->send_work_cpu, cpu);
-	else if (READ_ONCE(qp->send_work_cpu) != cpu)
-		queue_work_on(cpu, sroce_wq, &qp->send_moved);
-}
-
-/* Nothing of ours in flight, so the engine may move to another CPU. */
-static bool sroce_qp_quiet(const struct sroce_qp *qp)
-{
-	return !sroce_qp_reliable(qp) ||
-	       READ_ONCE(qp->comp_psn) == READ_ONCE(qp->req_psn);
-}
-
-/*
- * Runs the engine; @from is the work item that called, NULL for a
- * doorbell.  What is left over goes to a work item that is not running
- * now, so that it can run on qp->cpu.
- */
-static void sroce_qp_run_send_from(struct sroce_qp *qp, struct work_struct *from)
-{
-	bool more = false;
-	int cpu;
-
-	/* RESET (and destroy) quiesces the QP: nothing may queue more. */
-	if (READ_ONCE(qp->state) == IB_QPS_RESET)
-		return;
-	/* Inline only in process context: a softirq poster (a kernel ULP
-	 * completing in softirq) would queue the packets behind itself.
-	 */
-	if (!in_task() || irqs_disabled()) {
-		sroce_qp_schedule_send(qp);
-		return;
-	}
-	migrate_disable();
-	cpu = raw_smp_processor_id();	/* stable: migration is off */
-	set_bit(SROCE_SEND_AGAIN, &qp->send_flags);
-	smp_mb__after_atomic();
-	while (test_bit(SROCE_SEND_AGAIN, &qp->send_flags)) {
-		if (test_and_set_bit_lock(SROCE_SEND_RUNNING, &qp->send_flags))
-			break;		/* the runner will see AGAIN */
-		if (cpu != READ_ONCE(qp->cpu) && !sroce_qp_quiet(qp)) {
-			clear_bit_unlock(SROCE_SEND_RUNNING, &qp->send_flags);
-			more = true;	/* the work item, on qp->cpu */
-			break;
-		}
-		clear_bit(SROCE_SEND_AGAIN, &qp->send_flags);
-		smp_mb__after_atomic();
-		WRITE_ONCE(qp->cpu, cpu);
-		more = sroce_send_engine(qp);
-		clear_bit_unlock(SROCE_SEND_RUNNING, &qp->send_flags);
-		smp_mb__after_atomic();
-		if (more)
-			break;
-	}
-	migrate_enable();
-	if (!more)
-		return;
-	if (from == &qp->send_work)
-		queue_work_on(READ_ONCE(qp->cpu), sroce_wq, &qp->send_moved);
-	else
-		sroce_qp_schedule_send(qp);
-}
-
-void sroce_qp_run_send(struct sroce_qp *qp)
-{
-	sroce_qp_run_send_from(qp, NULL);
-}
-
-bool sroce_qp_try_send_right(struct sroce_qp *qp)
-{
-	return !test_and_set_bit_lock(SROCE_SEND_RUNNING, &qp->send_flags);
-}
-
-void sroce_qp_release_send_right(struct sroce_qp *qp)
-{
-	clear_bit_unlock(SROCE_SEND_RUNNING, &qp->send_flags);
-	smp_mb__after_atomic();
-	/* A runner that found us holding the right left its AGAIN to us. */
-	if (test_bit(SROCE_SEND_AGAIN, &qp->send_flags))
-		sroce_qp_schedule_send(qp);
-}
-
-static void sroce_send_work(struct work_struct *work)
-{
-	sroce_qp_run_send_from(container_of(work, struct sroce_qp, send_work), work);
-}
-
-static void sroce_send_moved(struct work_struct *work)
-{
-	sroce_qp_run_send_from(container_of(work, struct sroce_qp, send_moved), work);
-}
-
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
 {
 	struct ib_event ev = {
@@ -193,8 +70,7 @@ static bool sroce_qp_set_error(struct sroce_qp *qp)
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (!was_ok)
 		return false;
-	timer_delete(&qp->retrans_timer);
-	hrtimer_try_to_cancel(&qp->rnr_timer);
+	sroce_sched_stop_retry_timers(qp);
 	return true;
 }
 
@@ -211,7 +87,7 @@ void sroce_qp_error(struct sroce_qp *qp, int event)
 		return;
 	if (event != SROCE_QP_NO_EVENT)
 		sroce_qp_event(qp, event);
-	sroce_qp_schedule_send(qp);
+	sroce_sched_queue(qp);
 }
 
 /* ---- creation ------------------------------------------------------------- */
@@ -362,15 +238,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->resp_lock);
 	INIT_LIST_HEAD(&qp->mcast);
-	INIT_WORK(&qp->send_work, sroce_send_work);
-	INIT_WORK(&qp->send_moved, sroce_send_moved);
-	timer_setup(&qp->retrans_timer, sroce_retrans_timer, 0);
-	hrtimer_setup(&qp->rnr_timer, sroce_rnr_timer, CLOCK_MONOTONIC,
-		      HRTIMER_MODE_REL_SOFT);
-	hrtimer_setup(&qp->kick_timer, sroce_kick_timer, CLOCK_MONOTONIC,
-		      HRTIMER_MODE_REL_SOFT);
-	hrtimer_setup(&qp->linger_timer, sroce_linger_timer, CLOCK_MONOTONIC,
-		      HRTIMER_MODE_REL_SOFT);
+	sroce_sched_init(qp);
 	sroce_cc_qp_init(qp);
 	qp->state = IB_QPS_RESET;
 	/* XRC: a send QP has no receive CQ, a target QP no CQ at all. */
@@ -428,7 +296,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (err)
 			goto err_qpn;
 	}
-	qp->cpu = cpumask_local_spread(ibqp->qp_num, dev_to_node(&sdev->ib.dev));
+	qp->sched.cpu = cpumask_local_spread(ibqp->qp_num, dev_to_node(&sdev->ib.dev));
 	/* Visible to the receive path only now that it is whole. */
 	xa_store_bh(&sdev->qps, ibqp->qp_num, qp->handle, GFP_KERNEL);
 	return 0;
@@ -453,31 +321,10 @@ err_handle:
 
 /* ---- the state machine ----------------------------------------------------- */
 
-/*
- * Stops the send engine and the timers of a QP already in RESET.  They
- * re-arm each other (the engine starts timers, timers run the engine), so:
- * wait out the work, then the timers, then any work a timer queued
- * meanwhile; seeing RESET, neither starts the other again.
- */
-static void sroce_qp_quiesce(struct sroce_qp *qp)
-{
-	cancel_work_sync(&qp->send_work);
-	cancel_work_sync(&qp->send_moved);
-	timer_delete_sync(&qp->retrans_timer);
-	hrtimer_cancel(&qp->rnr_timer);
-	hrtimer_cancel(&qp->kick_timer);
-	hrtimer_cancel(&qp->linger_timer);
-	cancel_work_sync(&qp->send_work);
-	cancel_work_sync(&qp->send_moved);
-	/* A run the receive path started before RESET may still be going. */
-	while (test_bit(SROCE_SEND_RUNNING, &qp->send_flags))
-		cond_resched();
-}
-
 /* Back to the state of a fresh QP: no completions for what was queued. */
 static void sroce_qp_reset(struct sroce_qp *qp)
 {
-	sroce_qp_quiesce(qp);
+	sroce_sched_quiesce(qp);
 
 	spin_lock_bh(&qp->sq_lock);
 	if (qp->user) {
@@ -493,8 +340,8 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	qp->rd_atomic_outstanding = 0;
 	qp->need_retransmit = 0;
 	qp->rnr_wait = false;
-	qp->tx_backoff = false;
-	qp->tx_paused_since = 0;
+	qp->sched.tx_backoff = false;
+	qp->sched.tx_paused_since = 0;
 	spin_unlock_bh(&qp->sq_lock);
 
 	if (!qp->srq) {
@@ -698,7 +545,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (new == IB_QPS_ERR) {
 		/* Asked for (a disconnect, a drain): no error to report. */
 		if (sroce_qp_set_error(qp))
-			sroce_qp_schedule_send(qp);
+			sroce_sched_queue(qp);
 	} else if (new != IB_QPS_RESET) {
 		spin_lock_bh(&qp->state_lock);
 		qp->state = new;
@@ -711,7 +558,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 					      cmd.max_burst_bytes);
 		/* RTS: go on; SQD: the engine tells when it has drained. */
 		if (new == IB_QPS_RTS || (new == IB_QPS_SQD && new != cur))
-			sroce_qp_schedule_send(qp);
+			sroce_sched_queue(qp);
 	}
 	err = 0;
 out:
@@ -790,7 +637,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_qp_put(qp);
 	wait_for_completion(&qp->freed);
 
-	sroce_qp_quiesce(qp);
+	sroce_sched_stop(qp);
 	sroce_mcast_detach_all(qp);
 
 	dst_cache_destroy(&qp->dst_cache);

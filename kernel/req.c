@@ -571,7 +571,7 @@ static void req_local_op(struct sroce_qp *qp, struct sroce_swqe *s)
 static void arm_retrans_timer(struct sroce_qp *qp)
 {
 	if (!qp_is_rc(qp) || !qp->timeout ||
-	    timer_pending(&qp->retrans_timer))
+	    sroce_retrans_pending(qp))
 		return;
 	sroce_retrans_start(qp);
 }
@@ -613,7 +613,7 @@ static bool req_step(struct sroce_qp *qp)
 {
 	struct sroce_swqe *s;
 
-	if (qp->rnr_wait || qp->tx_backoff)
+	if (qp->rnr_wait || qp->sched.tx_backoff)
 		return false;
 	if (test_bit(0, &qp->need_retransmit))
 		req_rewind(qp);
@@ -734,7 +734,7 @@ static bool sroce_flush_queues(struct sroce_qp *qp, int budget)
 
 /*
  * One run of the send engine, by whoever holds the QP's send right (see
- * sroce_qp_run_send).  True if it stopped at its budget with more to do.
+ * sroce_sched_run).  True if it stopped at its budget with more to do.
  */
 bool sroce_send_engine(struct sroce_qp *qp)
 {
@@ -745,7 +745,7 @@ bool sroce_send_engine(struct sroce_qp *qp)
 	if (state == IB_QPS_ERR)
 		return sroce_flush_queues(qp, budget);
 	/* The kick timer brought us back, or new work did: try again. */
-	qp->tx_backoff = false;
+	qp->sched.tx_backoff = false;
 	if (state == IB_QPS_RTR) {
 		/* A responder in RTR answers READs but sends no requests. */
 		return sroce_resp_send_reads(qp, &budget) && budget <= 0;
@@ -804,7 +804,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 
 	if (qp->user) {
 		/* The doorbell: the WQEs are in the shared ring already. */
-		sroce_qp_run_send(qp);
+		sroce_sched_run(qp);
 		return 0;
 	}
 	if (READ_ONCE(qp->state) < IB_QPS_RTS && READ_ONCE(qp->state) != IB_QPS_ERR) {
@@ -891,7 +891,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (err)
 		*bad_wr = wr;
-	sroce_qp_run_send(qp);
+	sroce_sched_run(qp);
 	return err;
 }
 
@@ -907,6 +907,6 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	}
 	err = sroce_rq_post(&qp->rq, wr, bad_wr);
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
-		sroce_qp_schedule_send(qp);	/* flush them */
+		sroce_sched_queue(qp);	/* flush them */
 	return err;
 }

@@ -449,12 +449,12 @@ static bool resp_read_inline(struct sroce_qp *qp, struct roce_rd_res *r)
 {
 	bool sent;
 
-	if (!sroce_qp_try_send_right(qp))
+	if (!sroce_sched_try_right(qp))
 		return false;
-	if (!qp->tx_backoff && sroce_cc_may_send(qp))
+	if (!qp->sched.tx_backoff && sroce_cc_may_send(qp))
 		send_read_packet(qp, r);
 	sent = r->done;
-	sroce_qp_release_send_right(qp);
+	sroce_sched_release_right(qp);
 	return sent;
 }
 
@@ -489,7 +489,7 @@ static u8 resp_read(struct sroce_qp *qp, const struct roce_pkt_info *pkt,
 	if (*npsn == 1 && !qp->reads_queued && resp_read_inline(qp, r))
 		return 0;
 	WRITE_ONCE(qp->reads_queued, true);
-	sroce_qp_schedule_send(qp);
+	sroce_sched_queue(qp);
 	return 0;
 }
 
@@ -721,7 +721,7 @@ static void resp_duplicate(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	}
 	roce_rd_restart_read(r, psn, qp->mtu);
 	WRITE_ONCE(qp->reads_queued, true);
-	sroce_qp_schedule_send(qp);
+	sroce_sched_queue(qp);
 }
 
 /*
@@ -987,7 +987,7 @@ bool sroce_resp_send_reads(struct sroce_qp *qp, int *budget)
 	if (!sroce_qp_reliable(qp) || !READ_ONCE(qp->reads_queued))
 		return false;
 	spin_lock_bh(&qp->resp_lock);
-	while (*budget > 0 && !qp->tx_backoff && (r = roce_rd_next_read(&qp->rd_res)) &&
+	while (*budget > 0 && !qp->sched.tx_backoff && (r = roce_rd_next_read(&qp->rd_res)) &&
 	       sroce_cc_may_send(qp)) {
 		send_read_packet(qp, r);
 		(*budget)--;

@@ -29,6 +29,7 @@
 
 #include "../include/uapi/sroce-abi.h"
 #include "fault.h"
+#include "sched.h"
 #include "proto/access.h"
 #include "proto/dcqcn.h"
 #include "proto/pacer.h"
@@ -783,29 +784,11 @@ struct sroce_qp {
 	u8 rnr_retry_left;
 	u8 timeouts_in_row;		/* since comp_psn last moved: back-off */
 	bool rnr_wait;			/* paused by an RNR NAK */
-	bool tx_backoff;		/* the stack refused a packet: wait */
-	u64 tx_paused_since;		/* ns of the first refusal; 0: none */
-	u32 tx_backoff_ns;		/* current wait between tries */
-	/*
-	 * Local ACK timeout: a jiffies timer, not an hrtimer.  It is re-armed
-	 * on every send and every ACK, and arming an hrtimer reads the clock
-	 * (an emulated HPET read, ~8 us, in a TCG guest); the timer wheel
-	 * needs no clock read, and IB only asks for "at least" the timeout.
-	 */
-	struct timer_list retrans_timer;
-	struct hrtimer rnr_timer;
-	struct hrtimer kick_timer;	/* run the send work later: local
-					 * backpressure or the pacer */
 	struct roce_window window;	/* RC: PSNs that may be unACKed */
-	struct hrtimer linger_timer;	/* polls an idle user SQ (doorbell.c) */
-	u64 last_work_ns;		/* when the send work last did work */
 	struct sroce_qp_cc cc;
 
-	unsigned long send_flags;	/* SROCE_SEND_*: who runs the engine */
-	struct work_struct send_work;	/* the engine's fallback runner */
-	struct work_struct send_moved;	/* ... carried to a CPU it is not on */
-	int send_work_cpu;		/* where send_work was last queued */
-	int cpu;			/* that last ran it: keeps packet order */
+	/* --- transmit scheduler: send right, CPU, timers (sched.c) -------- */
+	struct sroce_sched sched;
 
 	/* --- receive side ------------------------------------------------ */
 	struct sroce_cq *rcq;
@@ -920,21 +903,6 @@ void sroce_qp_put(struct sroce_qp *qp);
 /* sroce_qp_error()'s @event when an error completion says it all. */
 #define SROCE_QP_NO_EVENT	(-1)
 void sroce_qp_error(struct sroce_qp *qp, int event);
-/* Runs the send engine here and now if it may; else as in _schedule_. */
-void sroce_qp_run_send(struct sroce_qp *qp);
-/* Has the work item run it: for callers holding a QP lock. */
-void sroce_qp_schedule_send(struct sroce_qp *qp);
-enum {
-	SROCE_SEND_RUNNING,		/* someone is in sroce_send_engine() */
-	SROCE_SEND_AGAIN,		/* ... and must look again before stopping */
-};
-/* The send right without running the engine (for a few packets from the
- * receive path); false if the engine holds it.  Release hands over any
- * work asked for meanwhile.
- */
-bool sroce_qp_try_send_right(struct sroce_qp *qp);
-void sroce_qp_release_send_right(struct sroce_qp *qp);
-
 int sroce_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata);
 int sroce_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
@@ -949,7 +917,7 @@ int sroce_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
 int sroce_attach_mcast(struct ib_qp *qp, union ib_gid *gid, u16 lid);
 int sroce_detach_mcast(struct ib_qp *qp, union ib_gid *gid, u16 lid);
 
-/* req.c: the send engine, run through sroce_qp_run_send() */
+/* req.c: the send engine, run through sroce_sched_run() */
 bool sroce_send_engine(struct sroce_qp *qp);
 void sroce_sq_retire(struct sroce_qp *qp);
 enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode);
@@ -966,27 +934,16 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		     const struct roce_pkt_info *pkt);
 void sroce_retrans_timer(struct timer_list *t);
 u64 sroce_retrans_timeout_ns(const struct sroce_qp *qp);
-void sroce_retrans_start(struct sroce_qp *qp);
 enum hrtimer_restart sroce_rnr_timer(struct hrtimer *t);
-enum hrtimer_restart sroce_kick_timer(struct hrtimer *t);
 
-/* Doorbell policy of user send queues (doorbell.c). */
-enum hrtimer_restart sroce_linger_timer(struct hrtimer *t);
-void sroce_sq_worked(struct sroce_qp *qp);
-bool sroce_sq_may_sleep(struct sroce_qp *qp);
+/* req.c: the requester's state, for the scheduler and the completer */
 bool sroce_req_window_full(const struct sroce_qp *qp);
-void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
-void sroce_flush_recv(struct sroce_qp *qp, struct sroce_cq *cq, u64 wr_id);
-void sroce_resp_flush_rwqe(struct sroce_qp *qp);
-bool sroce_sq_needs_run(struct sroce_qp *qp);
 void sroce_req_seek(struct sroce_qp *qp);
-
-/* backpressure.c: the local stack refused a packet / took one again. */
-void sroce_tx_refused(struct sroce_qp *qp);
-void sroce_tx_resumed(struct sroce_qp *qp);
-bool sroce_tx_paused(const struct sroce_qp *qp);
-/* The send work waits for an ODP page (mr.c -EAGAIN): runs again soon. */
-void sroce_odp_wait(struct sroce_qp *qp);
+void sroce_flush_recv(struct sroce_qp *qp, struct sroce_cq *cq, u64 wr_id);
+/* resp.c: the receive WQE a failed QP had taken, flushed */
+void sroce_resp_flush_rwqe(struct sroce_qp *qp);
+/* qp.c: an affiliated asynchronous event of @qp */
+void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
 
 /* cc.c */
 int sroce_cc_module_init(void);

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The transmit scheduler of a QP (sched.c): who runs the send engine,
+ * on which CPU, and every timer that brings it back.  Requester and
+ * responder share it: READ responses leave through the same engine.
+ */
+#ifndef SROCE_SCHED_H
+#define SROCE_SCHED_H
+
+#include <linux/hrtimer.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+
+struct sroce_qp;
+
+/*
+ * Embedded in struct sroce_qp.  Only sched.c arms or stops these timers
+ * and work items; once sroce_sched_stop() has set @dying, nothing arms
+ * them again, so stopping needs no re-arm protocol.
+ */
+struct sroce_sched {
+	unsigned long flags;		/* SROCE_SEND_*: who runs the engine */
+	bool dying;			/* sroce_sched_stop() began */
+	int cpu;			/* that last ran it: keeps packet order */
+	int work_cpu;			/* where work was last queued */
+	struct work_struct work;	/* the engine's fallback runner */
+	struct work_struct moved;	/* ... carried to a CPU it is not on */
+	/*
+	 * Local ACK timeout (comp.c's handler): a jiffies timer, not an
+	 * hrtimer.  It is re-armed on every send and every ACK, and arming
+	 * an hrtimer reads the clock (an emulated HPET read, ~8 us, in a
+	 * TCG guest); the timer wheel needs no clock read, and IB only asks
+	 * for "at least" the timeout.
+	 */
+	struct timer_list retrans_timer;
+	struct hrtimer rnr_timer;	/* an RNR NAK's wait (comp.c's handler) */
+	struct hrtimer kick_timer;	/* run later: local backpressure, the
+					 * pacer, an ODP page on its way */
+	struct hrtimer linger_timer;	/* polls an idle user SQ */
+	u64 last_work_ns;		/* when the engine last did work */
+
+	/* Local backpressure: the engine's, under sq_lock or the send right */
+	bool tx_backoff;		/* the stack refused a packet: wait */
+	u64 tx_paused_since;		/* ns of the first refusal; 0: none */
+	u32 tx_backoff_ns;		/* current wait between tries */
+};
+
+enum {
+	SROCE_SEND_RUNNING,		/* someone is in sroce_send_engine() */
+	SROCE_SEND_AGAIN,		/* ... and must look again before stopping */
+};
+
+/* One init at create, one stop at destroy; quiesce for RESET. */
+void sroce_sched_init(struct sroce_qp *qp);
+void sroce_sched_quiesce(struct sroce_qp *qp);
+void sroce_sched_stop(struct sroce_qp *qp);
+
+/* Runs the send engine here and now if it may; else as in _queue. */
+void sroce_sched_run(struct sroce_qp *qp);
+/* Has the work item run it: for callers holding a QP lock. */
+void sroce_sched_queue(struct sroce_qp *qp);
+/*
+ * The send right without running the engine (for a few packets from the
+ * receive path); false if the engine holds it.  Release hands over any
+ * work asked for meanwhile.
+ */
+bool sroce_sched_try_right(struct sroce_qp *qp);
+void sroce_sched_release_right(struct sroce_qp *qp);
+
+/* Runs the engine again after @ns, or at the absolute time @at_ns. */
+void sroce_sched_kick_in(struct sroce_qp *qp, u64 ns);
+void sroce_sched_kick_at(struct sroce_qp *qp, u64 at_ns);
+
+/* The local ACK timer: (re)started for a full timeout, or stopped. */
+void sroce_retrans_start(struct sroce_qp *qp);
+void sroce_retrans_stop(struct sroce_qp *qp);
+bool sroce_retrans_pending(const struct sroce_qp *qp);
+/* Stops sending for @ns (the retransmit timer with it), then rewinds. */
+void sroce_sched_rnr_wait(struct sroce_qp *qp, u64 ns);
+/* The QP failed: no timeout or RNR wait may fire for it any more. */
+void sroce_sched_stop_retry_timers(struct sroce_qp *qp);
+
+/* Linger (doorbell.c): polls the ring after @ns unless already polling. */
+void sroce_sched_linger(struct sroce_qp *qp, u64 ns);
+
+/* Doorbell policy of user send queues (doorbell.c).  Caller holds sq_lock. */
+enum hrtimer_restart sroce_linger_timer(struct hrtimer *t);
+void sroce_sq_worked(struct sroce_qp *qp);
+bool sroce_sq_may_sleep(struct sroce_qp *qp);
+bool sroce_sq_needs_run(struct sroce_qp *qp);
+
+/* backpressure.c: the stack refused a packet / took one again. */
+void sroce_tx_refused(struct sroce_qp *qp);
+void sroce_tx_resumed(struct sroce_qp *qp);
+bool sroce_tx_paused(const struct sroce_qp *qp);
+/* The engine waits for an ODP page (mr.c -EAGAIN): runs again soon. */
+void sroce_odp_wait(struct sroce_qp *qp);
+
+#endif /* SROCE_SCHED_H */
