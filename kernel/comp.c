@@ -95,16 +95,10 @@ static void comp_drop(struct sroce_qp *qp)
  */
 #define COMP_ODP_WAIT_NS	(100 * NSEC_PER_USEC)
 
-/* Stops sending for @ns, then rewinds to comp_psn (sroce_rnr_timer). */
-static void comp_wait_then_rewind(struct sroce_qp *qp, u64 ns)
-{
-	sroce_sched_rnr_wait(qp, ns);
-}
-
 static void comp_odp_wait(struct sroce_qp *qp)
 {
 	comp_drop(qp);
-	comp_wait_then_rewind(qp, COMP_ODP_WAIT_NS);
+	sroce_sched_rnr_wait(qp, COMP_ODP_WAIT_NS);
 }
 
 /*
@@ -253,7 +247,7 @@ static void comp_aeth(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 			comp_fail(qp, IB_WC_RNR_RETRY_EXC_ERR);
 			return;
 		}
-		comp_wait_then_rewind(qp, roce_rnr_timer_ns(roce_aeth_value(syn)));
+		sroce_sched_rnr_wait(qp, roce_rnr_timer_ns(roce_aeth_value(syn)));
 		return;
 	}
 	/* NAKs: the PSN is the one the responder expected or refused. */

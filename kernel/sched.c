@@ -207,7 +207,7 @@ void sroce_sched_rnr_wait(struct sroce_qp *qp, u64 ns)
 
 void sroce_sched_stop_retry_timers(struct sroce_qp *qp)
 {
-	timer_delete(&qp->sched.retrans_timer);
+	sroce_retrans_stop(qp);
 	hrtimer_try_to_cancel(&qp->sched.rnr_timer);
 }
 
