@@ -11,6 +11,7 @@ import argparse
 import collections
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -21,6 +22,47 @@ import parsers  # noqa: E402
 HALT_SYMBOLS = ("native_safe_halt", "pv_native_safe_halt")
 TOP_SYMBOLS = 10
 TOP_GROUPS = 6
+
+# What a kernel sample was doing, by symbol: the first pattern that
+# matches names the activity (driver symbols are known by module, see
+# Profile).  Rough on purpose: memcpy also copies headers, and the
+# network stack's own helpers hide under "other kernel" when their names
+# say nothing.
+ACTIVITIES = (
+    ("ICRC", r"crc|fold16|^loop_(64|16)$|^less_64$|^fold_64$|pclmul"),
+    ("FPU save/restore", r"fpu|fpregs|xsave|xrstor"),
+    ("copy and clear", r"^(__)?(memcpy|memset|memmove)|^copy_user|^rep_mov|"
+                       r"^clear_page|^copy_page|^skb_copy_bits|^_copy_(from|to)"),
+    ("allocation", r"kmem_cache|kmalloc|kfree|alloc_skb|skb_release|slab|"
+                   r"alloc_pages|free_unref|page_frag|netdev_alloc|build_skb|"
+                   r"consume_skb|free_pages|get_page_from|^put_page|folio"),
+    ("syscall and uverbs", r"^ib_uverbs|^uverbs|^rdma_lookup|syscall|^__x64_sys|"
+                           r"^ksys_|^vfs_|rw_verify|security_file|^__fdget|^fput|"
+                           r"__check_object|^__get_user|^_copy_from_user"),
+    ("IP/UDP stack", r"^(__)?(ip6?_|udp|inet|netif|net_rx|napi|process_backlog|"
+                     r"dev_|loopback|veth|nf_|neigh|dst_|skb_|validate_xmit|"
+                     r"sch_|qdisc|compute_score|raw_local|fib|eth_|"
+                     r"do_softirq|handle_softirqs)"),
+)
+ACTIVITY_RE = [(name, re.compile(pat)) for name, pat in ACTIVITIES]
+DRIVER_OBJECTS = ("sroce.ko", "rdma_rxe.ko")
+
+
+def activity(dso, sym, driver_symbols):
+    """Which activity one busy sample was: user space, driver, one of
+    ACTIVITIES, or other kernel (locks, RCU, scheduling, timers)."""
+    obj = short_dso(dso)
+    if obj not in ("kernel",) and not obj.endswith(".ko"):
+        return "user space"
+    for name, pat in ACTIVITY_RE[:2]:       # CRC and FPU inside drivers too
+        if pat.search(sym):
+            return name
+    if obj in DRIVER_OBJECTS or sym in driver_symbols or sym.startswith("rxe_"):
+        return "driver"
+    for name, pat in ACTIVITY_RE[2:]:
+        if pat.search(sym):
+            return name
+    return "other kernel"
 
 
 def is_halt(comm, sym):
@@ -48,7 +90,7 @@ def proc_stat_idle_share(lines):
 class Profile:
     """One device's samples: halted share, and busy samples grouped."""
 
-    def __init__(self, rows):
+    def __init__(self, rows, driver_symbols=frozenset()):
         self.total = sum(n for n, _, _, _ in rows)
         busy = [r for r in rows if not is_halt(r[1], r[3])]
         self.busy = sum(n for n, _, _, _ in busy)
@@ -64,6 +106,9 @@ class Profile:
             "?" if r[3].startswith("0x") else r[3], short_dso(r[2])), TOP_SYMBOLS)
         self.objects = top(lambda r: short_dso(r[2]), TOP_GROUPS)
         self.commands = top(lambda r: r[1], TOP_GROUPS)
+        self.activities = collections.Counter()
+        for n, _, dso, sym in busy:
+            self.activities[activity(dso, sym, driver_symbols)] += n
 
 
 def pct(share):
@@ -106,7 +151,35 @@ def idle_verdict(pairs):
                 100 * gap, worst[0]))
 
 
-def workload_section(recs, run_dir):
+def activity_table(recs, profiles, cpus):
+    """Busy samples by activity per device; where perftest gave a message
+    rate, also each activity's CPU time per message (all vCPUs' samples
+    over the window, divided by the messages of that window)."""
+    devs = [r["device"] for r in recs if r["device"] in profiles]
+    rates = {r["device"]: (r.get("result") or {}).get("mpps") for r in recs}
+    names = [n for n, _ in ACTIVITIES] + ["driver", "user space", "other kernel"]
+    per_msg = all(rates.get(d) for d in devs)
+    head = "| activity | " + " | ".join(
+        "%s %s" % (d, "% busy | " + d + " us/msg" if per_msg else "% busy") for d in devs) + " |"
+    L = [head, "|---|" + ("---|---|" if per_msg else "---|") * len(devs)]
+    rows = []
+    for name in names + ["all busy"]:
+        cells = []
+        for d in devs:
+            p = profiles[d]
+            n = p.busy if name == "all busy" else p.activities.get(name, 0)
+            cells.append(pct(n / p.busy) if p.busy else "?")
+            if per_msg:
+                cells.append("%.2f" % (n / p.total * cpus / rates[d]))
+        rows.append((name, cells))
+    L += ["| %s | %s |" % (n, " | ".join(c)) for n, c in rows]
+    if per_msg:
+        L += ["", "us/msg: the activity's share of all samples x %d vCPUs / "
+              "perftest's message rate." % cpus]
+    return L
+
+
+def workload_section(recs, run_dir, driver_symbols=frozenset(), cpus=2):
     devices = [r["device"] for r in recs]
     L = ["## `%s`" % recs[0]["workload"], ""]
     profiles, idle_pairs = {}, []
@@ -114,7 +187,8 @@ def workload_section(recs, run_dir):
           "|---|---|---|---|---|"]
     for r in recs:
         with open(os.path.join(run_dir, r["perf_report"])) as f:
-            p = profiles[r["device"]] = Profile(parsers.perf_report_rows(f.read()))
+            p = profiles[r["device"]] = Profile(parsers.perf_report_rows(f.read()),
+                                                driver_symbols)
         idle = proc_stat_idle_share(r["proc_stat"])
         idle_pairs.append((r["device"], p.halted_share, idle))
         L.append("| %s | %s | %d | %s | %s |" % (
@@ -127,6 +201,7 @@ def workload_section(recs, run_dir):
     devs = [d for d in devices if d in profiles]
     L += ["", idle_verdict(idle_pairs) + "  Below: shares of the busy (not "
           "halted) samples.", ""]
+    L += activity_table(recs, profiles, cpus) + [""]
     L += side_by_side("top symbols", devs, [profiles[d].symbols for d in devs], TOP_SYMBOLS)
     L.append("")
     L += side_by_side("by object", devs, [profiles[d].objects for d in devs], TOP_GROUPS)
@@ -135,7 +210,7 @@ def workload_section(recs, run_dir):
     return L
 
 
-def markdown(doc, host, run_dir):
+def markdown(doc, host, run_dir, driver_symbols=frozenset()):
     g = doc["guest"]
     recs = doc["records"]
     window = recs[0]["window_s"] if recs else 0
@@ -158,7 +233,7 @@ def markdown(doc, host, run_dir):
     for r in recs:
         by_workload.setdefault(r["workload"], []).append(r)
     for rs in by_workload.values():
-        L += workload_section(rs, run_dir) + [""]
+        L += workload_section(rs, run_dir, driver_symbols, g["cpus"]) + [""]
     return "\n".join(L)
 
 
@@ -167,10 +242,16 @@ def main():
     ap.add_argument("run_dir")
     ap.add_argument("out_file")
     ap.add_argument("--host-info", default="{}")
+    ap.add_argument("--driver-symbols", help="file of sroce.ko's function names "
+                    "(perf sometimes files a module's samples under the kernel)")
     a = ap.parse_args()
+    syms = frozenset()
+    if a.driver_symbols:
+        with open(a.driver_symbols) as f:
+            syms = frozenset(f.read().split())
     with open(os.path.join(a.run_dir, "profile.json")) as f:
         doc = json.load(f)
-    text = markdown(doc, json.loads(a.host_info), a.run_dir)
+    text = markdown(doc, json.loads(a.host_info), a.run_dir, syms)
     with open(a.out_file, "w") as f:
         f.write(text)
     print(text)

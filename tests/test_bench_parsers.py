@@ -223,3 +223,60 @@ def test_profile_markdown(tmp_path):
     assert "| 1 | `sroce::poll_cq(ibv_cq*, int, ibv_wc*) (libsroce-rdmav34.so)` | 40.0% |" in md
     assert "| # | rxe: top symbols | % | sroce: top symbols | % |" in md
     assert "`a\\|b (kernel)`" in md
+
+
+@pytest.mark.parametrize("dso,sym,want", [
+    ("[kernel.kallsyms]", "fold16_crc", "ICRC"),            # ours, filed under the kernel
+    ("[sroce]", "roce_crc32_table_update", "ICRC"),
+    ("[kernel.kallsyms]", "loop_64", "ICRC"),               # crc32-pclmul, rxe's
+    ("[kernel.kallsyms]", "save_fpregs_to_fpstate", "FPU save/restore"),
+    ("[kernel.kallsyms]", "memcpy", "copy and clear"),
+    ("[kernel.kallsyms]", "__kmem_cache_alloc_node", "allocation"),
+    ("[kernel.kallsyms]", "ib_uverbs_post_send", "syscall and uverbs"),
+    ("[kernel.kallsyms]", "ip_finish_output2", "IP/UDP stack"),
+    ("[kernel.kallsyms]", "__udp4_lib_rcv", "IP/UDP stack"),
+    ("[kernel.kallsyms]", "sroce_send_engine", "driver"),   # by the module's symbol list
+    ("[sroce]", "resp_write", "driver"),
+    ("[kernel.kallsyms]", "rxe_responder", "driver"),
+    ("[kernel.kallsyms]", "_raw_spin_unlock_irqrestore", "other kernel"),
+    ("[unknown]", "0x00007f7b9e193350", "user space"),
+    ("libsroce-rdmav34.so", "sroce::poll_cq", "user space"),
+])
+def test_profile_activity(dso, sym, want):
+    assert profile_report.activity(dso, sym, {"sroce_send_engine"}) == want
+
+
+def test_profile_activity_per_message():
+    rows = [(10, "swapper", "[kernel.kallsyms]", "native_safe_halt"),
+            (6, "x", "[kernel.kallsyms]", "fold16_crc"),
+            (4, "x", "[kernel.kallsyms]", "ip_rcv")]
+    prof = {"sroce": profile_report.Profile(rows)}
+    md = "\n".join(profile_report.activity_table(
+        [{"device": "sroce", "result": {"mpps": 0.5}}], prof, 2))
+    # 6 of 20 samples on 2 vCPUs at 0.5 messages per us: 1.2 us per message.
+    assert "| ICRC | 60.0% | 1.20 |" in md
+    assert "| IP/UDP stack | 40.0% | 0.80 |" in md
+    assert "| all busy | 100.0% | 2.00 |" in md
+
+
+def test_cc_report(tmp_path):
+    import cc_report
+    events = [[0.1, 16, 20000, "cnp_cut", "fast_recovery", 5000],
+              [0.2, 16, 30000, "rate_timer", "fast_recovery", 4000],
+              [0.3, 16, 10000, "local_pushback", "fast_recovery", 6000]]
+    rec = {"leaf": "red", "qdisc": "red ...", "kbit": 40000, "dcqcn": "defaults",
+           "roce": {"qps": 4, "seconds": 20, "mbit": [9, 9, 9, 9], "total_mbit": 36.0,
+                    "jain": 1.0, "window_marks": 5, "window_drops": 1, "run_drops": 7,
+                    "counters": {"sroce1": {"cnp_rcvd": 9, "timeouts": 0}},
+                    "events": events, "perftest_ok": True},
+           "tcp": {"total_mbit": 30.0, "jain": 0.8, "drops": 3}}
+    log = tmp_path / "run.jsonl"
+    log.write_text("vm-run: noise\n" + json.dumps(rec) + "\n")
+    md = cc_report.markdown(cc_report.load([str(log)]), {"commit": "abc"})
+    assert "| red | defaults | 36.0 (90%) | 1.000 | 5 | 1 / 7 | 9 | 0 | 30.0 (75%) " \
+           "| 0.800 | 3 | yes |" in md
+    # Two cuts, one increase, median and last rate in Mb/s.
+    assert "| red | defaults | 16 | 2 | 1 | 20 | 10 |" in md
+    rec["roce"]["total_mbit"] = 35.9
+    log.write_text(json.dumps(rec) + "\n")
+    assert "| no |" in cc_report.markdown(cc_report.load([str(log)]), {})
