@@ -35,6 +35,7 @@ static int __init sroce_init(void)
 		return -ENOMEM;
 	sroce_fault_init();
 	sroce_crc_simd_init();
+	sroce_local_rx_init();
 	err = sroce_net_init();
 	if (err)
 		goto err_wq;
@@ -60,6 +61,7 @@ static void __exit sroce_exit(void)
 	 */
 	rdma_link_unregister(&sroce_link_ops);
 	sroce_device_exit();
+	sroce_local_rx_exit();
 	sroce_net_exit();
 	sroce_fault_exit();
 	destroy_workqueue(sroce_wq);

@@ -215,9 +215,17 @@ void sroce_rx_deliver(struct sroce_dev *sdev, struct sk_buff *skb, bool ipv6)
 	sroce_recv(sdev, skb, &pkt);
 }
 
-static int sroce_udp_recv(struct sock *sk, struct sk_buff *skb)
+struct sroce_net *sroce_net_of(struct net *net)
 {
-	struct sroce_net *sn = rcu_dereference_sk_user_data(sk);
+	return net_generic(net, sroce_net_id);
+}
+
+/*
+ * A RoCE v2 packet for namespace @sn, from its UDP socket or from
+ * localrx.c: data at the UDP header, network header set.  Consumes @skb.
+ */
+void sroce_net_recv(struct sroce_net *sn, struct sk_buff *skb)
+{
 	struct sroce_dev *sdev;
 	bool ipv6 = skb->protocol == htons(ETH_P_IPV6);
 	unsigned int udp_len;
@@ -255,18 +263,23 @@ static int sroce_udp_recv(struct sock *sk, struct sk_buff *skb)
 		sroce_rx_deliver(sdev, skb, ipv6);
 out:
 	rcu_read_unlock();
-	return 0;
+	return;
 
 malformed:
 	sroce_count(sdev, SROCE_CNT_RX_MALFORMED, 1);
 	rcu_read_unlock();
 	kfree_skb(skb);
-	return 0;
+	return;
 drop:
 	if (sdev)
 		sroce_count(sdev, SROCE_CNT_RX_DROPPED, 1);
 	rcu_read_unlock();
 	kfree_skb(skb);
+}
+
+static int sroce_udp_recv(struct sock *sk, struct sk_buff *skb)
+{
+	sroce_net_recv(rcu_dereference_sk_user_data(sk), skb);
 	return 0;
 }
 
@@ -623,6 +636,9 @@ static int sroce_send6(struct sroce_dev *sdev, const struct sroce_av *av,
 int sroce_ip_out(struct sk_buff *skb, bool ipv6)
 {
 	struct net *net = dev_net(skb->dev);
+
+	if (sroce_local_route(skb_dst(skb)))
+		return sroce_local_out(skb, ipv6);
 
 #if IS_ENABLED(CONFIG_IPV6)
 	if (ipv6)

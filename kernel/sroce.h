@@ -607,6 +607,17 @@ int sroce_net_attach(struct sroce_dev *sdev);
 void sroce_net_detach(struct sroce_dev *sdev);
 int sroce_net_init(void);
 void sroce_net_exit(void);
+struct sroce_net *sroce_net_of(struct net *net);
+/* A packet from namespace @sn's UDP socket (or localrx.c), data at the
+ * UDP header: checked, given to its device.  Consumes @skb.
+ */
+void sroce_net_recv(struct sroce_net *sn, struct sk_buff *skb);
+
+/* localrx.c: packets to this host's own addresses skip the IP stack */
+void sroce_local_rx_init(void);
+void sroce_local_rx_exit(void);
+bool sroce_local_route(const struct dst_entry *dst);
+int sroce_local_out(struct sk_buff *skb, bool ipv6);
 
 /* The ICRC's CRC engine, picked from the CPU at load (crc_simd.c). */
 void sroce_crc_simd_init(void);

@@ -97,6 +97,36 @@ def test_perftest_loopback(guest, gids, cmd):
     assert rc == 0, out
 
 
+LO_PACKETS = "cat /sys/class/net/lo/statistics/rx_packets"
+BYPASS = "/sys/module/sroce/parameters/loopback_bypass"
+
+
+@pytest.mark.first_release_only
+def test_loopback_bypass(guest, gids):
+    """A device talking to itself skips the IP stack (localrx.c), as rxe
+    and a NIC's internal loopback do: its packets never pass lo, whose
+    counter stands still but for the applications' own TCP exchange.
+    With loopback_bypass=0 they take the stack's way, through lo.  The
+    data is checked either way (-c)."""
+    g, iters = gids["sroce0"], 500
+    app = "ibv_rc_pingpong -d sroce0 -g %d -s 4096 -n %d -c" % (g, iters)
+    through_lo = {}
+    try:
+        for bypass in ("1", "0"):
+            guest.run("echo %s > %s" % (bypass, BYPASS), check=True)
+            before = int(guest.run(LO_PACKETS, check=True).stdout)
+            rc, out = run_pair(guest, app, app + " localhost", server_ns=None)
+            assert rc == 0 and "iters in" in out, (bypass, out)
+            through_lo[bypass] = int(guest.run(LO_PACKETS, check=True).stdout) - before
+    finally:
+        guest.run("echo 1 > %s" % BYPASS, check=True)
+    print("packets through lo by loopback_bypass:", through_lo)
+    # Each side sends `iters` messages: with the stack, those alone pass lo.
+    assert through_lo["0"] >= 2 * iters, through_lo
+    # Without it: the QP numbers' TCP exchange, a few dozen packets.
+    assert through_lo["1"] < iters // 5, through_lo
+
+
 @pytest.mark.parametrize("cmd", PERFTESTS)
 def test_perftest_across_namespaces(guest, gids, cmd):
     rc, out = run_pair(
