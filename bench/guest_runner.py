@@ -417,7 +417,11 @@ def main():
     ap.add_argument("--duration", type=int)
     ap.add_argument("--volume", type=float, help="scale bandwidth run sizes")
     ap.add_argument("--only", help="run only workloads whose id contains this")
+    ap.add_argument("--crc-engine", help="sroce's ICRC engine for the run (table, "
+                    "pclmul, avx512; capped by the guest CPU), recorded as the guest's")
     a = ap.parse_args()
+    if a.crc_engine:
+        sh("echo %s > /sys/module/sroce/parameters/crc_engine" % a.crc_engine)
     s = plan.Settings.quick() if a.quick else plan.Settings()
     if a.rounds:
         s.rounds = a.rounds

@@ -242,6 +242,8 @@ def main():
     ap.add_argument("run_dir")
     ap.add_argument("out_file")
     ap.add_argument("--host-info", default="{}")
+    ap.add_argument("--notes", help="markdown to end the report with (the reading "
+                    "of the figures, kept in docs/bench/profile-notes.md)")
     ap.add_argument("--driver-symbols", help="file of sroce.ko's function names "
                     "(perf sometimes files a module's samples under the kernel)")
     a = ap.parse_args()
@@ -252,6 +254,9 @@ def main():
     with open(os.path.join(a.run_dir, "profile.json")) as f:
         doc = json.load(f)
     text = markdown(doc, json.loads(a.host_info), a.run_dir, syms)
+    if a.notes:
+        with open(a.notes) as f:
+            text += "\n" + f.read()
     with open(a.out_file, "w") as f:
         f.write(text)
     print(text)
