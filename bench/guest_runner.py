@@ -417,11 +417,16 @@ def main():
     ap.add_argument("--duration", type=int)
     ap.add_argument("--volume", type=float, help="scale bandwidth run sizes")
     ap.add_argument("--only", help="run only workloads whose id contains this")
-    ap.add_argument("--crc-engine", help="sroce's ICRC engine for the run (table, "
-                    "pclmul, avx512; capped by the guest CPU), recorded as the guest's")
+    ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                    help="an sroce module parameter for the run (e.g. crc_engine=table, "
+                         "rx_steer=1), recorded in the report")
     a = ap.parse_args()
-    if a.crc_engine:
-        sh("echo %s > /sys/module/sroce/parameters/crc_engine" % a.crc_engine)
+    for kv in a.param:
+        name, _, value = kv.partition("=")
+        if not re.fullmatch(r"\w+", name):
+            sys.exit("bad --param %r" % kv)
+        with open("/sys/module/sroce/parameters/" + name, "w") as f:
+            f.write(value)
     s = plan.Settings.quick() if a.quick else plan.Settings()
     if a.rounds:
         s.rounds = a.rounds
@@ -432,7 +437,7 @@ def main():
     phases = {"loopback": plan.loopback_workloads(s), "wire": plan.wire_workloads(s)}
     if a.only:
         phases = {k: [w for w in v if a.only in w.id] for k, v in phases.items()}
-    meta = {"guest": describe_guest(), "settings": vars(s),
+    meta = {"guest": describe_guest(), "settings": vars(s), "params": a.param,
             "workloads": [w.as_dict() for ws in phases.values() for w in ws]}
     with open(os.path.join(OUT, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
