@@ -12,24 +12,30 @@
  *
  * So while a send engine on this CPU drops its lock after a burst,
  * the sroce packets its softirqs receive are queued to the next online
- * CPU, which delivers them from a work item.  A lone message is received
- * in place, as before: a hop to another CPU would only add latency.
+ * CPU, which delivers them in softirq context, from a tasklet an IPI
+ * schedules there (as RPS hands packets to another CPU's backlog): a
+ * work item was measured to lose to receivers that busy-poll their CQ
+ * on that CPU.  A lone message is received in place, as before: a hop to
+ * another CPU would only add latency.
  *
  * Order within a flow is kept: each CPU has one queue per device, fed
  * only by softirqs on that CPU and drained in order by one work item, and
  * while anything from it is queued or being delivered, what this CPU
- * receives next goes behind it, burst or not.
+ * receives next goes behind it, burst or not.  A tasklet runs on one CPU
+ * at a time, so a queue is never delivered out of order.
  */
+#include <linux/interrupt.h>
 #include <linux/moduleparam.h>
+#include <linux/smp.h>
 #include "sroce.h"
 
 /*
- * Off by default, measured (scripts/bench, TCG guest, 2 vCPUs, CPU model
- * max,-erms,-fsrm, c1c8d8e): WRITE 64 KiB over 8 QPs went from 1.12 to
- * 1.66 Gb/s (rxe 1.06), but SEND lost 10-20%: the work item shares the
- * other CPU with a receiver that busy-polls its CQ (perftest, UCX, MPI
- * all do), where the softirq it replaces would have run first.  Delivery
- * in softirq context on the other CPU is the step that would fix that.
+ * Off by default.  Delivered from a work item (c1c8d8e), WRITE 64 KiB over
+ * 8 QPs went from 1.12 to 1.66 Gb/s (rxe 1.06) but SEND lost 10-20%: the
+ * work item shared the other CPU with a receiver that busy-polls its CQ
+ * (perftest, UCX, MPI all do).  From a tasklet, in one quick round (the
+ * same TCG guest), SEND over 8 QPs ran at 1.34-1.38x rxe with no
+ * latency lost; a complete bench run has to decide the default.
  */
 static bool rx_steer;
 module_param(rx_steer, bool, 0644);
@@ -44,7 +50,10 @@ MODULE_PARM_DESC(rx_steer,
 struct sroce_rx_steer {
 	struct sk_buff_head queue;
 	atomic_t pending;		/* queued or being delivered */
-	struct work_struct work;	/* runs on the next online CPU */
+	struct tasklet_struct deliver;	/* on the next online CPU */
+	call_single_data_t kick;	/* the IPI that schedules it there */
+	atomic_t kicks;			/* IPIs sent and not yet handled */
+	bool dead;			/* the device is going: drop, do not deliver */
 	struct sroce_dev *sdev;
 };
 
@@ -69,9 +78,9 @@ static int next_online_cpu(int cpu)
 	return next < nr_cpu_ids ? next : cpumask_first(cpu_online_mask);
 }
 
-static void sroce_rx_steer_work(struct work_struct *work)
+static void sroce_rx_steer_deliver(struct tasklet_struct *t)
 {
-	struct sroce_rx_steer *st = container_of(work, struct sroce_rx_steer, work);
+	struct sroce_rx_steer *st = container_of(t, struct sroce_rx_steer, deliver);
 	struct sk_buff *skb;
 	int n;
 
@@ -79,20 +88,44 @@ static void sroce_rx_steer_work(struct work_struct *work)
 		skb = skb_dequeue(&st->queue);
 		if (!skb)
 			return;
-		/* As the softirq would: what this answers (ACKs) is received
-		 * at local_bh_enable, here.
-		 */
-		local_bh_disable();
-		rcu_read_lock();
-		sroce_rx_deliver(st->sdev, skb, skb->protocol == htons(ETH_P_IPV6));
-		rcu_read_unlock();
-		local_bh_enable();
+		if (READ_ONCE(st->dead)) {
+			kfree_skb(skb);
+		} else {
+			rcu_read_lock();
+			sroce_rx_deliver(st->sdev, skb,
+					 skb->protocol == htons(ETH_P_IPV6));
+			rcu_read_unlock();
+		}
 		/* Delivered: only now may the producer deliver in place. */
 		smp_mb__before_atomic();
 		atomic_dec(&st->pending);
 	}
 	if (!skb_queue_empty(&st->queue))
-		queue_work_on(raw_smp_processor_id(), sroce_wq, &st->work);
+		tasklet_schedule(&st->deliver);
+}
+
+/* Hard interrupt on the receiving CPU: the tasklet runs there. */
+static void sroce_rx_steer_kicked(void *info)
+{
+	struct sroce_rx_steer *st = info;
+
+	tasklet_schedule(&st->deliver);
+	smp_mb__before_atomic();
+	atomic_dec(&st->kicks);		/* the last touch: exit waits for it */
+}
+
+/*
+ * The queue was empty: no tasklet is scheduled for it, so schedule one on
+ * @cpu.  An IPI still on its way (-EBUSY) has not run yet and will see
+ * this packet; an offline CPU (hotplug) leaves the delivery to this one.
+ */
+static void rx_steer_kick(struct sroce_rx_steer *st, int cpu)
+{
+	atomic_inc(&st->kicks);
+	if (smp_call_function_single_async(cpu, &st->kick)) {
+		atomic_dec(&st->kicks);
+		tasklet_schedule(&st->deliver);
+	}
 }
 
 /*
@@ -102,6 +135,8 @@ static void sroce_rx_steer_work(struct work_struct *work)
 bool sroce_rx_steer(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	struct sroce_rx_steer *st;
+	unsigned long flags;
+	bool first;
 	int cpu;
 
 	if (!sdev->rx_steer)
@@ -121,9 +156,13 @@ bool sroce_rx_steer(struct sroce_dev *sdev, struct sk_buff *skb)
 	skb_dst_drop(skb);
 	skb->dev = NULL;
 	atomic_inc(&st->pending);
-	skb_queue_tail(&st->queue, skb);
+	spin_lock_irqsave(&st->queue.lock, flags);
+	__skb_queue_tail(&st->queue, skb);
+	first = skb_queue_len(&st->queue) == 1;
+	spin_unlock_irqrestore(&st->queue.lock, flags);
 	sroce_count(sdev, SROCE_CNT_RX_STEERED, 1);
-	queue_work_on(next_online_cpu(cpu), sroce_wq, &st->work);
+	if (first)
+		rx_steer_kick(st, next_online_cpu(cpu));
 	return true;
 }
 
@@ -140,7 +179,10 @@ void sroce_rx_steer_init(struct sroce_dev *sdev)
 
 		skb_queue_head_init(&st->queue);
 		atomic_set(&st->pending, 0);
-		INIT_WORK(&st->work, sroce_rx_steer_work);
+		tasklet_setup(&st->deliver, sroce_rx_steer_deliver);
+		INIT_CSD(&st->kick, sroce_rx_steer_kicked, st);
+		atomic_set(&st->kicks, 0);
+		st->dead = false;
 		st->sdev = sdev;
 	}
 }
@@ -155,7 +197,11 @@ void sroce_rx_steer_exit(struct sroce_dev *sdev)
 	for_each_possible_cpu(cpu) {
 		struct sroce_rx_steer *st = per_cpu_ptr(sdev->rx_steer, cpu);
 
-		cancel_work_sync(&st->work);
+		WRITE_ONCE(st->dead, true);
+		/* An IPI in flight schedules the tasklet yet. */
+		while (atomic_read_acquire(&st->kicks))
+			cpu_relax();
+		tasklet_kill(&st->deliver);
 		skb_queue_purge(&st->queue);
 	}
 	free_percpu(sdev->rx_steer);
