@@ -19,7 +19,7 @@
  * another CPU would only add latency.
  *
  * Order within a flow is kept: each CPU has one queue per device, fed
- * only by softirqs on that CPU and drained in order by one work item, and
+ * only by softirqs on that CPU and drained in order by one tasklet, and
  * while anything from it is queued or being delivered, what this CPU
  * receives next goes behind it, burst or not.  A tasklet runs on one CPU
  * at a time, so a queue is never delivered out of order.
@@ -122,10 +122,14 @@ static void sroce_rx_steer_kicked(void *info)
  */
 static void rx_steer_kick(struct sroce_rx_steer *st, int cpu)
 {
+	int err;
+
 	atomic_inc(&st->kicks);
-	if (smp_call_function_single_async(cpu, &st->kick)) {
+	err = smp_call_function_single_async(cpu, &st->kick);
+	if (err) {
 		atomic_dec(&st->kicks);
-		tasklet_schedule(&st->deliver);
+		if (err != -EBUSY)
+			tasklet_schedule(&st->deliver);
 	}
 }
 
