@@ -22,15 +22,15 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tests", "guest"))
-from cc_sampler import root_drops  # noqa: E402
+sys.path[:0] = [os.path.join(HERE, "..", "tests", "guest"), os.path.join(HERE, "..", "soak")]
+from cc_sampler import counter, qp_bytes, root_drops, wait_sending  # noqa: E402
+from traffic import ADDRESSES, v2_gid_index  # noqa: E402
 
 TRACE = "/sys/kernel/tracing"
-SERVER_IP, CLIENT_IP = "198.51.100.1", "198.51.100.2"
+SERVER_IP, CLIENT_IP = ADDRESSES
 RATE_EVENT = re.compile(
     r"\s(\d+\.\d+): rate_change: dev=(\S+) qpn=(\d+) old_kbps=(\d+) "
     r"new_kbps=(\d+) reason=(\S+) stage=(\S+) alpha=(\d+)")
-QP_LINE = re.compile(r"link (\S+)/1 lqpn (\d+) .*type RC .*drv_tx_bytes (\d+)")
 
 
 def sh(cmd, check=True, timeout=None):
@@ -68,38 +68,9 @@ def qdisc_counts():
     return {"drops": root_drops(out), "marks": marked}
 
 
-def counter(dev, name):
-    with open("/sys/class/infiniband/%s/ports/1/hw_counters/%s" % (dev, name)) as f:
-        return int(f.read())
-
-
 def counters():
     names = ("cnp_sent", "cnp_rcvd", "retransmits", "timeouts", "tx_packets")
     return {d: {n: counter(d, n) for n in names} for d in ("sroce0", "sroce1")}
-
-
-def gid(dev, ip):
-    want = "0000:0000:0000:0000:0000:ffff:" + "".join(
-        "%02x" % int(x) for x in ip.split("."))
-    want = want[:-4] + ":" + want[-4:]
-    base = "/sys/class/infiniband/%s/ports/1" % dev
-    for name in sorted(os.listdir(base + "/gids"), key=int):
-        try:
-            with open("%s/gids/%s" % (base, name)) as f:
-                g = f.read().strip()
-            with open("%s/gid_attrs/types/%s" % (base, name)) as f:
-                kind = f.read()
-        except OSError:
-            continue
-        if g == want and "v2" in kind:
-            return int(name)
-    sys.exit("no RoCE v2 GID for %s on %s" % (ip, dev))
-
-
-def qp_bytes():
-    out = sh("rdma res show qp -dd")
-    return {int(m.group(2)): int(m.group(3))
-            for m in QP_LINE.finditer(out) if m.group(1) == "sroce1"}
 
 
 def jain(xs):
@@ -137,7 +108,7 @@ def uptime():
 
 
 def roce_run(args):
-    g0, g1 = gid("sroce0", SERVER_IP), gid("sroce1", CLIENT_IP)
+    g0, g1 = v2_gid_index("sroce0", SERVER_IP), v2_gid_index("sroce1", CLIENT_IP)
     dur = int(args.warmup + args.seconds + 10)
     perf = "ib_write_bw -F -s 65536 -q 4 -u 19 -D %d" % dur
     srv = subprocess.Popen("exec %s -d sroce0 -x %d" % (perf, g0), shell=True,
@@ -151,13 +122,11 @@ def roce_run(args):
     cli = subprocess.Popen("exec ip netns exec peer %s -d sroce1 -x %d %s" %
                            (perf, g1, SERVER_IP), shell=True,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    deadline = time.monotonic() + 60
-    while not any(qp_bytes().values()) and time.monotonic() < deadline:
-        time.sleep(0.2)
+    wait_sending("sroce1")
     time.sleep(args.warmup)
-    t0, b0, qa = uptime(), qp_bytes(), qdisc_counts()
+    t0, b0, qa = uptime(), qp_bytes("sroce1"), qdisc_counts()
     time.sleep(args.seconds)
-    t1, b1, qb = uptime(), qp_bytes(), qdisc_counts()
+    t1, b1, qb = uptime(), qp_bytes("sroce1"), qdisc_counts()
     text = trace_off()
     cli_out, _ = cli.communicate(timeout=dur + 120)
     srv_out, _ = srv.communicate(timeout=60)
