@@ -52,7 +52,7 @@ def activity(dso, sym, driver_symbols):
     """Which activity one busy sample was: user space, driver, one of
     ACTIVITIES, or other kernel (locks, RCU, scheduling, timers)."""
     obj = short_dso(dso)
-    if obj not in ("kernel",) and not obj.endswith(".ko"):
+    if obj != "kernel" and not obj.endswith(".ko"):
         return "user space"
     for name, pat in ACTIVITY_RE[:2]:       # CRC and FPU inside drivers too
         if pat.search(sym):
