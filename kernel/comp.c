@@ -303,13 +303,12 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		comp_restart_timer(qp);
 	run = sroce_sq_needs_run(qp);
 	spin_unlock_bh(&qp->sq_lock);
-	/* Credits or a rewind: the engine goes on, from its work item rather
-	 * than here, so that packets it sends are not queued behind the
-	 * softirq that runs us (a CPU's backlog overflows if every ACK adds
-	 * a window's worth).
+	/* Credits or a rewind: the engine goes on, a little from here (an
+	 * ACK's worth: a CPU's backlog overflows if every ACK adds a
+	 * window's worth), the rest from its work item.
 	 */
 	if (run)
-		sroce_sched_queue(qp);
+		sroce_sched_run_acked(qp);
 }
 
 /* ---- timers --------------------------------------------------------------- */

@@ -15,8 +15,6 @@
 #include "proto/window.h"
 #include "sroce.h"
 
-/* Packets a single run of the work may send before it yields the CPU. */
-#define SROCE_SEND_BUDGET	64
 /* RC: request an ACK at least this often within a long message. */
 #define SROCE_ACKREQ_EVERY	32
 
@@ -734,12 +732,12 @@ static bool sroce_flush_queues(struct sroce_qp *qp, int budget)
 
 /*
  * One run of the send engine, by whoever holds the QP's send right (see
- * sroce_sched_run).  True if it stopped at its budget with more to do.
+ * sched.c), of at most @budget packets.  True if it stopped at its budget
+ * with more to do.
  */
-bool sroce_send_engine(struct sroce_qp *qp)
+bool sroce_send_engine(struct sroce_qp *qp, int budget)
 {
 	enum ib_qp_state state;
-	int budget = SROCE_SEND_BUDGET;
 
 	state = READ_ONCE(qp->state);
 	if (state == IB_QPS_ERR)

@@ -57,6 +57,8 @@ void sroce_sched_stop(struct sroce_qp *qp);
 
 /* Runs the send engine here and now if it may; else as in _queue. */
 void sroce_sched_run(struct sroce_qp *qp);
+/* The same from the receive softirq, a little: an ACK opened the window. */
+void sroce_sched_run_acked(struct sroce_qp *qp);
 /* Has the work item run it: for callers holding a QP lock. */
 void sroce_sched_queue(struct sroce_qp *qp);
 /*

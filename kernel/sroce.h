@@ -929,7 +929,7 @@ int sroce_attach_mcast(struct ib_qp *qp, union ib_gid *gid, u16 lid);
 int sroce_detach_mcast(struct ib_qp *qp, union ib_gid *gid, u16 lid);
 
 /* req.c: the send engine, run through sroce_sched_run() */
-bool sroce_send_engine(struct sroce_qp *qp);
+bool sroce_send_engine(struct sroce_qp *qp, int budget);
 void sroce_sq_retire(struct sroce_qp *qp);
 enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode);
 /* resp.c: READ responses, sent from the send work within *budget */
