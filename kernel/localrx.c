@@ -20,7 +20,8 @@
  * order, through the same checks and the same device choice as a packet
  * that came in by UDP (sroce_net_recv).  The queue is per CPU like the
  * backlog, and a full one refuses the packet, which the sender takes as
- * local backpressure instead of a loss.
+ * local backpressure instead of a loss.  What differs: the sender leaves
+ * the ICRC out (net.c's sroce_out says why) and tells us so.
  */
 #include <linux/interrupt.h>
 #include <linux/moduleparam.h>
@@ -59,7 +60,8 @@ static void local_rx_run(struct tasklet_struct *t)
 			return;
 		lo = skb->dev;
 		rcu_read_lock();
-		sroce_net_recv(sroce_net_of(dev_net(lo)), skb);
+		sroce_net_recv(sroce_net_of(dev_net(lo)), skb,
+			       !sroce_rx_cb(skb)->no_icrc);
 		rcu_read_unlock();
 		dev_put(lo);
 	}
@@ -79,10 +81,11 @@ bool sroce_local_route(const struct dst_entry *dst)
 /*
  * Queues @skb (network header built, ICRC in place, data at the IP
  * header) for delivery on this CPU as if it had come in on @dst's
- * loopback device.  Consumes @skb; NET_XMIT_DROP if the queue is full.
+ * loopback device; @has_icrc: false if sent without one (net.c's
+ * sroce_out).  Consumes @skb; NET_XMIT_DROP if the queue is full.
  * Called with BH off, as every sender is.
  */
-int sroce_local_out(struct sk_buff *skb, bool ipv6)
+int sroce_local_out(struct sk_buff *skb, bool ipv6, bool has_icrc)
 {
 	struct net_device *lo = skb_dst(skb)->dev;
 	struct sroce_local_rx *lr = this_cpu_ptr(&sroce_local_rx);
@@ -101,6 +104,7 @@ int sroce_local_out(struct sk_buff *skb, bool ipv6)
 	skb->ip_summed = CHECKSUM_UNNECESSARY;
 	dev_hold(lo);		/* its namespace stays until delivery */
 	skb->dev = lo;
+	sroce_rx_cb(skb)->no_icrc = !has_icrc;
 	skb_queue_tail(&lr->queue, skb);
 	tasklet_schedule(&lr->tasklet);
 	return NET_XMIT_SUCCESS;

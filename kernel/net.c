@@ -115,6 +115,37 @@ static u32 icrc_nonlinear(const struct sk_buff *skb, unsigned int ip_len,
 	return roce_icrc_finish(st);
 }
 
+/* The ICRC @skb should carry; its network and transport headers are set. */
+static u32 icrc_of(const struct sk_buff *skb, unsigned int ip_len, bool ipv6)
+{
+	const u8 *udp = skb_transport_header(skb);
+
+	if (!skb_is_nonlinear(skb))
+		return roce_icrc_compute(skb_network_header(skb), ip_len, ipv6,
+					 udp, skb_tail_pointer(skb) - udp -
+						      ROCE_ICRC_LEN);
+	return icrc_nonlinear(skb, ip_len, ipv6);
+}
+
+/*
+ * Fills the ICRC's 4 bytes at the end of @skb (whether data is at its
+ * network header, sending, or at its UDP header, received): the linear
+ * tail, or zcopy.c's own trailer fragment.  With @compute false they are
+ * zeroed instead, for a packet that is to stay in this host (sroce_out).
+ * The ICRC goes last: every header it covers is final by now.
+ */
+static void put_icrc(struct sk_buff *skb, bool ipv6, bool compute)
+{
+	unsigned int ip_len = ipv6 ? sizeof(struct ipv6hdr) : ip_hdrlen(skb);
+	u8 icrc[ROCE_ICRC_LEN] = {};
+
+	if (compute)
+		roce_icrc_put(icrc, icrc_of(skb, ip_len, ipv6));
+	/* Cannot fail: the slot is within skb->len. */
+	WARN_ON_ONCE(skb_store_bits(skb, skb->len - ROCE_ICRC_LEN, icrc,
+				    sizeof(icrc)));
+}
+
 /* ---- receive -------------------------------------------------------------- */
 
 static struct sroce_dev *sroce_dev_in_net(struct sroce_net *sn,
@@ -199,7 +230,7 @@ void sroce_rx_deliver(struct sroce_dev *sdev, struct sk_buff *skb, bool ipv6)
 	unsigned int ip_len = ipv6 ? sizeof(struct ipv6hdr) : ip_hdrlen(skb);
 	struct roce_pkt_info pkt;
 
-	if (!icrc_ok(skb, ip_len, ipv6)) {
+	if (!sroce_rx_cb(skb)->no_icrc && !icrc_ok(skb, ip_len, ipv6)) {
 		sroce_count(sdev, SROCE_CNT_ICRC_ERRORS, 1);
 		kfree_skb(skb);
 		return;
@@ -224,7 +255,7 @@ struct sroce_net *sroce_net_of(struct net *net)
  * A RoCE v2 packet for namespace @sn, from its UDP socket or from
  * localrx.c: data at the UDP header, network header set.  Consumes @skb.
  */
-void sroce_net_recv(struct sroce_net *sn, struct sk_buff *skb)
+void sroce_net_recv(struct sroce_net *sn, struct sk_buff *skb, bool has_icrc)
 {
 	struct sroce_dev *sdev;
 	bool ipv6 = skb->protocol == htons(ETH_P_IPV6);
@@ -256,9 +287,18 @@ void sroce_net_recv(struct sroce_net *sn, struct sk_buff *skb)
 	}
 	if (ipv6 && ipv6_hdr(skb)->nexthdr != IPPROTO_UDP)
 		goto malformed;		/* extension headers: not RoCE v2 */
-	if (sroce_fault_on(&sdev->fault) &&
-	    sroce_fault_rx(sdev, skb, ipv6) == SROCE_FAULT_TAKEN)
-		goto out;
+	if (sroce_fault_on(&sdev->fault)) {
+		/* A rule may corrupt it: it needs the ICRC that catches that.
+		 * (A packet sent without one is localrx.c's, never a clone.)
+		 */
+		if (!has_icrc)
+			put_icrc(skb, ipv6, true);
+		has_icrc = true;
+		if (sroce_fault_rx(sdev, skb, ipv6) == SROCE_FAULT_TAKEN)
+			goto out;
+	}
+	/* From here skb->cb is ours (the fault rules' held packets use it). */
+	sroce_rx_cb(skb)->no_icrc = !has_icrc;
 	if (!sroce_rx_steer(sdev, skb))
 		sroce_rx_deliver(sdev, skb, ipv6);
 out:
@@ -279,7 +319,7 @@ drop:
 
 static int sroce_udp_recv(struct sock *sk, struct sk_buff *skb)
 {
-	sroce_net_recv(rcu_dereference_sk_user_data(sk), skb);
+	sroce_net_recv(rcu_dereference_sk_user_data(sk), skb, true);
 	return 0;
 }
 
@@ -473,28 +513,6 @@ static void sroce_push_udp(struct sk_buff *skb, u16 sport)
 	uh->check = 0;		/* RoCE v2 senders leave it out; the ICRC covers */
 }
 
-/* The ICRC goes last: every header it covers is final by now. */
-static void sroce_put_icrc(struct sk_buff *skb, bool ipv6)
-{
-	unsigned int ip_len = ipv6 ? sizeof(struct ipv6hdr) : ip_hdrlen(skb);
-	skb_frag_t *trailer;
-	u8 *slot;
-	u32 icrc;
-
-	if (!skb_is_nonlinear(skb)) {
-		icrc = roce_icrc_compute(skb_network_header(skb), ip_len, ipv6,
-					 skb_transport_header(skb),
-					 skb->len - ip_len - ROCE_ICRC_LEN);
-		roce_icrc_put(skb_tail_pointer(skb) - ROCE_ICRC_LEN, icrc);
-		return;
-	}
-	icrc = icrc_nonlinear(skb, ip_len, ipv6);
-	/* The trailer is zcopy.c's own (direct-map) memory. */
-	trailer = &skb_shinfo(skb)->frags[skb_shinfo(skb)->nr_frags - 1];
-	slot = skb_frag_address(trailer) + skb_frag_size(trailer) - ROCE_ICRC_LEN;
-	roce_icrc_put(slot, icrc);
-}
-
 /*
  * Whether the transmit queue @skb will leave @dev by is stopped or frozen:
  * a NIC stops it when its ring is full, which is how a PFC pause from the
@@ -533,6 +551,36 @@ static bool sroce_txq_stopped(struct sroce_dev *sdev, struct net_device *dev,
 static u8 route_dscp(u8 tclass)
 {
 	return tclass & ~INET_ECN_MASK;
+}
+
+/*
+ * A finished packet (headers final, routed) out: its ICRC, fault
+ * injection's transmit rules, then the IP stack or localrx.c.
+ *
+ * A packet to an address of this host that takes localrx.c's way goes
+ * without an ICRC, as TCP over the loopback device goes without
+ * checksums (lo claims to offload them): it never meets a wire, and the
+ * wire is what the ICRC guards.  From sender to receiver it only sits in
+ * this host's memory, like the MR it was read from.  Computing and
+ * checking it were two of the three reads of every payload byte on that
+ * path and most of its CPU time (docs/bench/profile.md); on real CPUs
+ * less, but not nothing.  A device with fault rules computes it always:
+ * a rule may corrupt the packet, and the receiver must catch that.
+ */
+static int sroce_out(struct sroce_dev *sdev, struct sk_buff *skb, bool ipv6)
+{
+	if (!sroce_fault_on(&sdev->fault)) {
+		if (sroce_local_route(skb_dst(skb))) {
+			put_icrc(skb, ipv6, false);
+			return sroce_local_out(skb, ipv6, false);
+		}
+		put_icrc(skb, ipv6, true);
+		return sroce_ip_out(skb, ipv6);
+	}
+	put_icrc(skb, ipv6, true);
+	if (sroce_fault_tx(sdev, skb, ipv6) == SROCE_FAULT_TAKEN)
+		return NET_XMIT_SUCCESS;
+	return sroce_ip_out(skb, ipv6);
 }
 
 static int sroce_send4(struct sroce_dev *sdev, const struct sroce_av *av,
@@ -579,10 +627,7 @@ static int sroce_send4(struct sroce_dev *sdev, const struct sroce_av *av,
 	ip_select_ident(net, skb, NULL);
 	if (sroce_txq_stopped(sdev, rt->dst.dev, skb))
 		return NET_XMIT_DROP;
-	sroce_put_icrc(skb, false);
-	return sroce_fault_on(&sdev->fault) &&
-	       sroce_fault_tx(sdev, skb, false) == SROCE_FAULT_TAKEN ?
-		       NET_XMIT_SUCCESS : sroce_ip_out(skb, false);
+	return sroce_out(sdev, skb, false);
 }
 
 #if IS_ENABLED(CONFIG_IPV6)
@@ -626,10 +671,7 @@ static int sroce_send6(struct sroce_dev *sdev, const struct sroce_av *av,
 	skb->protocol = htons(ETH_P_IPV6);
 	if (sroce_txq_stopped(sdev, dst->dev, skb))
 		return NET_XMIT_DROP;
-	sroce_put_icrc(skb, true);
-	return sroce_fault_on(&sdev->fault) &&
-	       sroce_fault_tx(sdev, skb, true) == SROCE_FAULT_TAKEN ?
-		       NET_XMIT_SUCCESS : sroce_ip_out(skb, true);
+	return sroce_out(sdev, skb, true);
 }
 #endif
 
@@ -638,7 +680,7 @@ int sroce_ip_out(struct sk_buff *skb, bool ipv6)
 	struct net *net = dev_net(skb->dev);
 
 	if (sroce_local_route(skb_dst(skb)))
-		return sroce_local_out(skb, ipv6);
+		return sroce_local_out(skb, ipv6, true);
 
 #if IS_ENABLED(CONFIG_IPV6)
 	if (ipv6)

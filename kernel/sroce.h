@@ -609,15 +609,31 @@ int sroce_net_init(void);
 void sroce_net_exit(void);
 struct sroce_net *sroce_net_of(struct net *net);
 /* A packet from namespace @sn's UDP socket (or localrx.c), data at the
- * UDP header: checked, given to its device.  Consumes @skb.
+ * UDP header: checked, given to its device.  @has_icrc: false for a
+ * packet that never left this host and was sent without one (net.c's
+ * sroce_out).  Consumes @skb.
  */
-void sroce_net_recv(struct sroce_net *sn, struct sk_buff *skb);
+void sroce_net_recv(struct sroce_net *sn, struct sk_buff *skb, bool has_icrc);
+/*
+ * skb->cb of a received packet from sroce_net_recv to sroce_rx_deliver
+ * (rxsteer.c queues it in between).  All zero, as fault.c leaves a packet
+ * it held, means a packet with an ICRC to check.
+ */
+struct sroce_rx_cb {
+	bool no_icrc;
+};
+
+static inline struct sroce_rx_cb *sroce_rx_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct sroce_rx_cb) > sizeof(skb->cb));
+	return (struct sroce_rx_cb *)skb->cb;
+}
 
 /* localrx.c: packets to this host's own addresses skip the IP stack */
 void sroce_local_rx_init(void);
 void sroce_local_rx_exit(void);
 bool sroce_local_route(const struct dst_entry *dst);
-int sroce_local_out(struct sk_buff *skb, bool ipv6);
+int sroce_local_out(struct sk_buff *skb, bool ipv6, bool has_icrc);
 
 /* The ICRC's CRC engine, picked from the CPU at load (crc_simd.c). */
 void sroce_crc_simd_init(void);
