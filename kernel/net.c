@@ -129,21 +129,30 @@ static u32 icrc_of(const struct sk_buff *skb, unsigned int ip_len, bool ipv6)
 
 /*
  * Fills the ICRC's 4 bytes at the end of @skb (whether data is at its
- * network header, sending, or at its UDP header, received): the linear
- * tail, or zcopy.c's own trailer fragment.  With @compute false they are
- * zeroed instead, for a packet that is to stay in this host (sroce_out).
- * The ICRC goes last: every header it covers is final by now.
+ * network header, sending, or at its UDP header, received by localrx.c):
+ * the linear tail, or the trailer fragment, which is zcopy.c's own
+ * direct-map memory on every packet we built.  With @compute false they
+ * are zeroed instead, for a packet that is to stay in this host
+ * (sroce_out).  The ICRC goes last: every header it covers is final.
  */
 static void put_icrc(struct sk_buff *skb, bool ipv6, bool compute)
 {
 	unsigned int ip_len = ipv6 ? sizeof(struct ipv6hdr) : ip_hdrlen(skb);
-	u8 icrc[ROCE_ICRC_LEN] = {};
+	u32 icrc = compute ? icrc_of(skb, ip_len, ipv6) : 0;
+	skb_frag_t *trailer;
+	u8 *slot;
 
-	if (compute)
-		roce_icrc_put(icrc, icrc_of(skb, ip_len, ipv6));
-	/* Cannot fail: the slot is within skb->len. */
-	WARN_ON_ONCE(skb_store_bits(skb, skb->len - ROCE_ICRC_LEN, icrc,
-				    sizeof(icrc)));
+	if (!skb_is_nonlinear(skb)) {
+		slot = skb_tail_pointer(skb) - ROCE_ICRC_LEN;
+	} else {
+		/* Not skb_store_bits(): it walks every fragment to the last,
+		 * 3% of the CPU time of a 64 KiB WRITE in the profile.
+		 */
+		trailer = &skb_shinfo(skb)->frags[skb_shinfo(skb)->nr_frags - 1];
+		slot = skb_frag_address(trailer) + skb_frag_size(trailer) -
+		       ROCE_ICRC_LEN;
+	}
+	roce_icrc_put(slot, icrc);
 }
 
 /* ---- receive -------------------------------------------------------------- */
