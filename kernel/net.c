@@ -116,8 +116,9 @@ static u32 icrc_nonlinear(const struct sk_buff *skb, unsigned int ip_len,
 }
 
 /* The ICRC @skb should carry; its network and transport headers are set. */
-static u32 icrc_of(const struct sk_buff *skb, unsigned int ip_len, bool ipv6)
+static u32 icrc_of(const struct sk_buff *skb, bool ipv6)
 {
+	unsigned int ip_len = ipv6 ? sizeof(struct ipv6hdr) : ip_hdrlen(skb);
 	const u8 *udp = skb_transport_header(skb);
 
 	if (!skb_is_nonlinear(skb))
@@ -137,8 +138,7 @@ static u32 icrc_of(const struct sk_buff *skb, unsigned int ip_len, bool ipv6)
  */
 static void put_icrc(struct sk_buff *skb, bool ipv6, bool compute)
 {
-	unsigned int ip_len = ipv6 ? sizeof(struct ipv6hdr) : ip_hdrlen(skb);
-	u32 icrc = compute ? icrc_of(skb, ip_len, ipv6) : 0;
+	u32 icrc = compute ? icrc_of(skb, ipv6) : 0;
 	skb_frag_t *trailer;
 	u8 *slot;
 
@@ -578,16 +578,14 @@ static u8 route_dscp(u8 tclass)
  */
 static int sroce_out(struct sroce_dev *sdev, struct sk_buff *skb, bool ipv6)
 {
-	if (!sroce_fault_on(&sdev->fault)) {
-		if (sroce_local_route(skb_dst(skb))) {
-			put_icrc(skb, ipv6, false);
-			return sroce_local_out(skb, ipv6, false);
-		}
-		put_icrc(skb, ipv6, true);
-		return sroce_ip_out(skb, ipv6);
+	bool faults = sroce_fault_on(&sdev->fault);
+
+	if (!faults && sroce_local_route(skb_dst(skb))) {
+		put_icrc(skb, ipv6, false);
+		return sroce_local_out(skb, ipv6, false);
 	}
 	put_icrc(skb, ipv6, true);
-	if (sroce_fault_tx(sdev, skb, ipv6) == SROCE_FAULT_TAKEN)
+	if (faults && sroce_fault_tx(sdev, skb, ipv6) == SROCE_FAULT_TAKEN)
 		return NET_XMIT_SUCCESS;
 	return sroce_ip_out(skb, ipv6);
 }
