@@ -15,9 +15,6 @@
 #include "proto/window.h"
 #include "sroce.h"
 
-/* RC: request an ACK at least this often within a long message. */
-#define SROCE_ACKREQ_EVERY	32
-
 /*
  * RC: PSNs sent and not yet acknowledged.  A rewound READ restarts at its
  * first PSN while comp_psn may already be inside it (responses that did

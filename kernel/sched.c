@@ -62,11 +62,8 @@ static bool sched_quiet(const struct sroce_qp *qp)
 
 /* Packets a run of the engine may send before it lets others run. */
 #define SROCE_SEND_BUDGET	64
-/*
- * ... and a run from an ACK (sroce_sched_run_acked): about what one ACK
- * retires, since req.c asks for an ACK at least every 32 packets.
- */
-#define SROCE_ACK_BUDGET	32
+/* ... and a run from an ACK (sroce_sched_run_acked): what one retires. */
+#define SROCE_ACK_BUDGET	SROCE_ACKREQ_EVERY
 
 /*
  * Runs the engine on @cpu, this CPU (which cannot change under the

@@ -45,6 +45,13 @@ struct sroce_sched {
 	u32 tx_backoff_ns;		/* current wait between tries */
 };
 
+/*
+ * RC: the requester (req.c) asks for an ACK at least this often within a
+ * long message, so an ACK retires about this many packets, and a run of
+ * the engine from an ACK (sroce_sched_run_acked) sends about as many.
+ */
+#define SROCE_ACKREQ_EVERY	32
+
 enum {
 	SROCE_SEND_RUNNING,		/* someone is in sroce_send_engine() */
 	SROCE_SEND_AGAIN,		/* ... and must look again before stopping */
