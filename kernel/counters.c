@@ -41,6 +41,8 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	SROCE_STAT(TX_ZCOPY_BYTES,	"tx_zero_copy_bytes"),
 	SROCE_STAT(TX_COPIED_BYTES,	"tx_copied_bytes"),
 	SROCE_STAT(RX_STEERED,		"rx_steered"),
+	SROCE_STAT(SQ_DOORBELLS,	"sq_doorbells"),
+	SROCE_STAT(SQ_POLLED,		"sq_polled"),
 	SROCE_STAT(XRC_BAD_SRQ,		"rx_xrc_bad_srq"),
 	SROCE_STAT(ODP_FAULTS,		"odp_page_faults"),
 	SROCE_STAT(ODP_FAULT_ERRORS,	"odp_fault_errors"),

@@ -3,37 +3,54 @@
  * When the send engine of a user QP may sleep, and when it must ask the
  * process for a doorbell (the NEED_DOORBELL flag in the shared SQ ring).
  *
- * The provider makes a doorbell syscall only when it sees that flag.
- * Sleeping the moment the ring runs dry would cost a syscall per burst
- * for a process that posts in bursts (perftest posts a batch, polls its
- * CQ, posts again; the gap is one CQ poll).  So after doing work the
- * engine lingers, like NAPI busy polling: a soft hrtimer looks at the
- * ring's producer index every sq_poll_us for sq_linger_us, and only then
- * does the engine raise the flag and sleep.  Lingering costs a timer tick
- * per poll, and a WQE posted meanwhile waits for the next poll, which
- * under TCG comes far later than asked: measured in the guest (idle host,
- * ib_write_bw -s 64 across / ib_send_lat -s 2 typical), linger 0: 0.003 to
- * 0.016 syscalls per WR, 85-96 us; 50 us: 0.0009, 150 us; 500 us: 0.0009,
- * 627 us.  Off is already within a twentieth of a syscall per WR, so
- * lingering is off by default: a knob for hosts where syscalls cost more
- * than latency.
+ * The provider makes a doorbell syscall only when it sees that flag.  On
+ * a path with any delay, ACKs keep the engine busy and pick up new WQEs,
+ * so a stream rings almost never.  On a path with none (loopback, veth)
+ * the whole round trip finishes inside the doorbell and the engine is
+ * idle again when the syscall returns, so without help every post rings.
+ *
+ * The help is the send-queue poller, one kernel thread for the module,
+ * as io_uring's SQPOLL thread takes submissions: an engine going idle
+ * hands its QP over instead of asking for a doorbell, and the thread
+ * watches the QP's producer index for sq_poll_idle_us after its last
+ * work, running the engine itself when a WQE appears.  It uses a CPU the
+ * process leaves idle (a CPU that halted through about half of every
+ * WRITE run before, docs/bench/profile.md); it never competes for one:
+ * the moment another task wants its CPU (need_resched(), or a second
+ * runnable task, as vhost's and KVM's busy polling check) it gives every
+ * QP back (NEED_DOORBELL, then one more look at the ring) and takes none
+ * for SQPOLL_BACKOFF, so two busy-polling processes on two CPUs (a
+ * latency test) keep their doorbells and lose no time to it.  With
+ * nothing to watch it sleeps: an idle device costs no CPU.
+ *
+ * A hrtimer that polled the ring instead was tried first: under TCG its
+ * polls came far later than asked, and 50 us of it added ~65 us to a
+ * ping-pong.
  */
+#include <linux/kthread.h>
 #include <linux/moduleparam.h>
+#include <linux/sched.h>
+#include <linux/sched/stat.h>
 #include "sroce.h"
 
-static unsigned int sq_linger_us;
-module_param(sq_linger_us, uint, 0644);
-MODULE_PARM_DESC(sq_linger_us,
-		 "how long an idle send engine keeps polling its ring before it asks for a doorbell (us, 0: never)");
+static unsigned int sq_poll_idle_us = 2000;
+module_param(sq_poll_idle_us, uint, 0644);
+MODULE_PARM_DESC(sq_poll_idle_us,
+		 "how long the send-queue poller watches an idle user QP before the process must ring again (us, rounded up to jiffies; 0: no poller)");
 
-static unsigned int sq_poll_us = 20;
-module_param(sq_poll_us, uint, 0644);
-MODULE_PARM_DESC(sq_poll_us, "ring poll interval while lingering (us, at least 1)");
+/* Jiffies without handovers after the poller gave way to another task. */
+#define SQPOLL_BACKOFF	2
+/* QPs looked at per hold of the lock: bounds the bottom-half-off time. */
+#define SQPOLL_BATCH	32
 
-static u64 poll_ns(void)
-{
-	return (u64)max(READ_ONCE(sq_poll_us), 1U) * NSEC_PER_USEC;
-}
+static struct {
+	spinlock_t lock;		/* all of this, and each QP's sched.poll_node */
+	struct list_head qps;		/* watched, least recently looked at first */
+	bool active;			/* the thread runs and watches: processes
+					 * whose QPs it has need not ring */
+	unsigned long quiet_until;	/* jiffies: no handovers before */
+	struct task_struct *task;
+} sqpoll;
 
 /* Did the process post a WQE the engine has not taken yet?  A hint. */
 static bool sq_ring_has_new(struct sroce_qp *qp)
@@ -41,43 +58,197 @@ static bool sq_ring_has_new(struct sroce_qp *qp)
 	return smp_load_acquire(&qp->sq.ctrl->producer) != READ_ONCE(qp->fetch);
 }
 
-/* Still within the linger period after the engine's last work? */
-static bool sq_lingering(struct sroce_qp *qp)
+/*
+ * Sets the SQ's notify word, then looks once more, so a WQE posted in
+ * between either rang or is seen: with NEED_DOORBELL the process rings
+ * from now on; with 0 the poller's next look finds it.  True if one was
+ * seen.
+ */
+static bool sq_set_notify(struct sroce_qp *qp, u32 notify)
 {
-	u64 linger_ns = (u64)READ_ONCE(sq_linger_us) * NSEC_PER_USEC;
-
-	return linger_ns &&
-	       ktime_get_ns() - READ_ONCE(qp->sched.last_work_ns) < linger_ns;
+	WRITE_ONCE(qp->sq.ctrl->notify, notify);
+	smp_mb();	/* pairs with the provider's fence after its producer store */
+	return sq_ring_has_new(qp);
 }
 
-enum hrtimer_restart sroce_linger_timer(struct hrtimer *t)
+static unsigned long sqpoll_idle_jiffies(void)
 {
-	struct sroce_qp *qp = container_of(t, struct sroce_qp, sched.linger_timer);
+	/* +1: the current jiffy is partly over. */
+	return usecs_to_jiffies(READ_ONCE(sq_poll_idle_us)) + 1;
+}
 
-	if (READ_ONCE(qp->state) != IB_QPS_RTS)
-		return HRTIMER_NORESTART;
-	/* New work, or the end of lingering: the engine decides. */
-	if (sq_ring_has_new(qp) || !sq_lingering(qp)) {
-		sroce_sched_queue(qp);
-		return HRTIMER_NORESTART;
+/*
+ * The engine of @qp is going idle: the poller watches its ring.  True if
+ * the poller is running and takes over from the doorbell; false if the
+ * process must still ring (the poller, woken here, takes the QP over
+ * when it gets a CPU: until then a WQE does not wait for it).  Caller
+ * holds sq_lock.
+ */
+static bool sqpoll_watch(struct sroce_qp *qp)
+{
+	struct sroce_sched *s = &qp->sched;
+	bool taken;
+
+	if (!READ_ONCE(sq_poll_idle_us) ||
+	    time_before(jiffies, READ_ONCE(sqpoll.quiet_until)))
+		return false;
+	spin_lock_bh(&sqpoll.lock);
+	if (list_empty(&s->poll_node)) {
+		/* The list's reference: destroy waits until we let go. */
+		if (!refcount_inc_not_zero(&qp->handle->ref)) {
+			spin_unlock_bh(&sqpoll.lock);
+			return false;
+		}
+		list_add_tail(&s->poll_node, &sqpoll.qps);
 	}
-	hrtimer_forward_now(t, ns_to_ktime(poll_ns()));
-	return HRTIMER_RESTART;
+	s->poll_until = jiffies + sqpoll_idle_jiffies();
+	taken = sqpoll.active;
+	if (taken)	/* a give-way racing with this run may have asked */
+		WRITE_ONCE(qp->sq.ctrl->notify, 0);
+	spin_unlock_bh(&sqpoll.lock);
+	if (!taken)
+		wake_up_process(sqpoll.task);
+	return taken;
 }
 
-/* A clock read per run of the work: only while lingering is on. */
-void sroce_sq_worked(struct sroce_qp *qp)
+/*
+ * The poller lets go of @qp: its process rings again.  Work the poller's
+ * last run left over (its budget ran out) shows in no ring index, and no
+ * ACK need come for it, so it goes to the work item with any new WQE.
+ * Lock held.
+ */
+static void sqpoll_unwatch(struct sroce_qp *qp)
 {
-	if (READ_ONCE(sq_linger_us))
-		WRITE_ONCE(qp->sched.last_work_ns, ktime_get_ns());
+	bool again = qp->sched.poll_again;
+
+	list_del_init(&qp->sched.poll_node);
+	qp->sched.poll_again = false;
+	if (sq_set_notify(qp, SROCE_SQ_NEED_DOORBELL) || again)
+		sroce_sched_queue(qp);
+	sroce_qp_put(qp);
+}
+
+/* Stops watching, gives every QP back.  Lock held. */
+static void sqpoll_deactivate(void)
+{
+	sqpoll.active = false;
+	while (!list_empty(&sqpoll.qps))
+		sqpoll_unwatch(list_first_entry(&sqpoll.qps, struct sroce_qp,
+						sched.poll_node));
+}
+
+/*
+ * Looks at up to SQPOLL_BATCH watched QPs, least recently looked at
+ * first: takes over the doorbell of those handed over while it slept,
+ * lets go of those idle for long enough or no longer sending, and runs
+ * the engine of those with work.  True if any had work.  Only this
+ * thread removes QPs from the list, so the ones it runs stay on it, with
+ * the list's reference, after the lock drops.
+ */
+static bool sqpoll_scan(void)
+{
+	struct sroce_qp *run[SQPOLL_BATCH];
+	unsigned long now = jiffies;
+	int n = 0, seen, i;
+
+	spin_lock_bh(&sqpoll.lock);
+	sqpoll.active = true;
+	for (seen = 0; seen < SQPOLL_BATCH && !list_empty(&sqpoll.qps); seen++) {
+		struct sroce_qp *qp = list_first_entry(&sqpoll.qps,
+						       struct sroce_qp,
+						       sched.poll_node);
+		bool new;
+
+		if (READ_ONCE(qp->state) != IB_QPS_RTS) {
+			sqpoll_unwatch(qp);	/* destroy waits for this */
+			continue;
+		}
+		if (READ_ONCE(qp->sq.ctrl->notify))
+			new = sq_set_notify(qp, 0);
+		else
+			new = sq_ring_has_new(qp);
+		if (new || qp->sched.poll_again) {
+			qp->sched.poll_until = now + sqpoll_idle_jiffies();
+			run[n++] = qp;
+		} else if (time_after(now, qp->sched.poll_until)) {
+			sqpoll_unwatch(qp);
+			continue;
+		}
+		list_move_tail(&qp->sched.poll_node, &sqpoll.qps);
+	}
+	spin_unlock_bh(&sqpoll.lock);
+	for (i = 0; i < n; i++) {
+		sroce_count(run[i]->sdev, SROCE_CNT_SQ_POLLED, 1);
+		run[i]->sched.poll_again = sroce_sched_run_polled(run[i]);
+	}
+	return n > 0;
+}
+
+/* Another task wants this CPU: the poller must not hold it. */
+static bool sqpoll_contended(void)
+{
+	return need_resched() || !single_task_running();
+}
+
+static int sqpoll_thread(void *unused)
+{
+	while (!kthread_should_stop()) {
+		if (!sqpoll_contended()) {
+			if (sqpoll_scan())
+				continue;
+			if (!list_empty(&sqpoll.qps)) {
+				cpu_relax();
+				continue;
+			}
+		} else {
+			/* Give way and sleep: a runnable poller would take
+			 * its share of the CPU.
+			 */
+			WRITE_ONCE(sqpoll.quiet_until, jiffies + SQPOLL_BACKOFF);
+		}
+		spin_lock_bh(&sqpoll.lock);
+		sqpoll_deactivate();
+		/* A handover now finds us inactive and wakes us: set our
+		 * state first, so that wake-up cannot be missed.
+		 */
+		set_current_state(TASK_INTERRUPTIBLE);
+		spin_unlock_bh(&sqpoll.lock);
+		if (!kthread_should_stop())
+			schedule();
+		__set_current_state(TASK_RUNNING);
+	}
+	spin_lock_bh(&sqpoll.lock);
+	sqpoll_deactivate();
+	spin_unlock_bh(&sqpoll.lock);
+	return 0;
+}
+
+int sroce_sqpoll_init(void)
+{
+	struct task_struct *t;
+
+	spin_lock_init(&sqpoll.lock);
+	INIT_LIST_HEAD(&sqpoll.qps);
+	sqpoll.quiet_until = jiffies;
+	t = kthread_run(sqpoll_thread, NULL, "sroce_sqpoll");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	sqpoll.task = t;
+	return 0;
+}
+
+/* After every device is gone: the list is empty, the thread asleep. */
+void sroce_sqpoll_exit(void)
+{
+	kthread_stop(sqpoll.task);
 }
 
 /*
  * Whether the work may stop now.  If it is only blocked (send window,
  * READ credits, RNR wait, local backpressure) an ACK or a timer brings it
- * back.  If it is idle it lingers, then asks the process for a doorbell
- * and looks once more, so a WQE posted in between is never left behind.
- * Caller holds sq_lock.
+ * back.  If it is idle the poller watches the ring, or else it asks the
+ * process for a doorbell and looks once more, so a WQE posted in between
+ * is never left behind.  Caller holds sq_lock.
  */
 bool sroce_sq_may_sleep(struct sroce_qp *qp)
 {
@@ -93,13 +264,9 @@ bool sroce_sq_may_sleep(struct sroce_qp *qp)
 	 */
 	if (sroce_req_window_full(qp))
 		return true;
-	if (sq_lingering(qp)) {
-		sroce_sched_linger(qp, poll_ns());
+	if (sqpoll_watch(qp))
 		return true;
-	}
-	WRITE_ONCE(qp->sq.ctrl->notify, SROCE_SQ_NEED_DOORBELL);
-	smp_mb();	/* pairs with the provider's fence after its producer store */
-	if (smp_load_acquire(&qp->sq.ctrl->producer) == qp->fetch)
+	if (!sq_set_notify(qp, SROCE_SQ_NEED_DOORBELL))
 		return true;
 	WRITE_ONCE(qp->sq.ctrl->notify, 0);
 	return false;

@@ -36,9 +36,12 @@ static int __init sroce_init(void)
 	sroce_fault_init();
 	sroce_crc_simd_init();
 	sroce_local_rx_init();
-	err = sroce_net_init();
+	err = sroce_sqpoll_init();
 	if (err)
 		goto err_wq;
+	err = sroce_net_init();
+	if (err)
+		goto err_sqpoll;
 	err = sroce_device_init();
 	if (err)
 		goto err_net;
@@ -48,6 +51,8 @@ static int __init sroce_init(void)
 
 err_net:
 	sroce_net_exit();
+err_sqpoll:
+	sroce_sqpoll_exit();
 err_wq:
 	sroce_fault_exit();
 	destroy_workqueue(sroce_wq);
@@ -61,6 +66,7 @@ static void __exit sroce_exit(void)
 	 */
 	rdma_link_unregister(&sroce_link_ops);
 	sroce_device_exit();
+	sroce_sqpoll_exit();
 	sroce_local_rx_exit();
 	sroce_net_exit();
 	sroce_fault_exit();

@@ -767,8 +767,6 @@ bool sroce_send_engine(struct sroce_qp *qp, int budget)
 			budget--;
 			did = true;
 		}
-		if (did && qp->user)
-			sroce_sq_worked(qp);
 		/*
 		 * The packets just sent to a device of this host are received
 		 * when sq_lock drops.  After a burst (more than one packet, or
@@ -799,6 +797,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 
 	if (qp->user) {
 		/* The doorbell: the WQEs are in the shared ring already. */
+		sroce_count(qp->sdev, SROCE_CNT_SQ_DOORBELLS, 1);
 		sroce_sched_run(qp);
 		return 0;
 	}

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The transmit scheduler of a QP: who runs the send engine, on which CPU,
- * and the timers that bring it back (local ACK timeout, RNR wait, kick,
- * linger).  What those timers decide lives with their policies: comp.c
- * (timeouts, RNR), backpressure.c, cc.c (pacing), doorbell.c (linger);
+ * and the timers that bring it back (local ACK timeout, RNR wait, kick).
+ * What those timers decide lives with their policies: comp.c (timeouts,
+ * RNR), backpressure.c, cc.c (pacing); doorbell.c decides when a user QP
+ * needs a doorbell, and its poller runs the engine through here;
  * arming and stopping them lives here, with one init, one quiesce (RESET)
  * and one stop (destroy), after which nothing re-arms.
  *
@@ -161,6 +162,30 @@ void sroce_sched_run(struct sroce_qp *qp)
 	sched_run_from(qp, NULL);
 }
 
+/*
+ * The poller runs the engine as a doorbell would, but keeps what its
+ * budget left over: a work item queued on its CPU would be one more task
+ * there, which makes the poller give the CPU up.  What belongs to the
+ * engine's CPU elsewhere goes to the work item there.
+ */
+bool sroce_sched_run_polled(struct sroce_qp *qp)
+{
+	bool more;
+	int cpu;
+
+	if (sched_stopped(qp))
+		return false;
+	migrate_disable();
+	cpu = raw_smp_processor_id();
+	more = sched_loop(qp, cpu, SROCE_SEND_BUDGET);
+	migrate_enable();
+	if (more && READ_ONCE(qp->sched.cpu) != cpu) {
+		sroce_sched_queue(qp);
+		return false;
+	}
+	return more;
+}
+
 bool sroce_sched_try_right(struct sroce_qp *qp)
 {
 	return !test_and_set_bit_lock(SROCE_SEND_RUNNING, &qp->sched.flags);
@@ -254,14 +279,6 @@ void sroce_sched_stop_retry_timers(struct sroce_qp *qp)
 	hrtimer_try_to_cancel(&qp->sched.rnr_timer);
 }
 
-/* Linger (doorbell.c): polls the ring after @ns unless already polling. */
-void sroce_sched_linger(struct sroce_qp *qp, u64 ns)
-{
-	if (!sched_dying(qp) && !hrtimer_active(&qp->sched.linger_timer))
-		hrtimer_start(&qp->sched.linger_timer, ns_to_ktime(ns),
-			      HRTIMER_MODE_REL_SOFT);
-}
-
 /* ---- lifetime -------------------------------------------------------------- */
 
 void sroce_sched_init(struct sroce_qp *qp)
@@ -275,8 +292,7 @@ void sroce_sched_init(struct sroce_qp *qp)
 		      HRTIMER_MODE_REL_SOFT);
 	hrtimer_setup(&s->kick_timer, sched_kick_timer, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL_SOFT);
-	hrtimer_setup(&s->linger_timer, sroce_linger_timer, CLOCK_MONOTONIC,
-		      HRTIMER_MODE_REL_SOFT);
+	INIT_LIST_HEAD(&s->poll_node);
 }
 
 /*
@@ -294,7 +310,6 @@ void sroce_sched_quiesce(struct sroce_qp *qp)
 	timer_delete_sync(&s->retrans_timer);
 	hrtimer_cancel(&s->rnr_timer);
 	hrtimer_cancel(&s->kick_timer);
-	hrtimer_cancel(&s->linger_timer);
 	cancel_work_sync(&s->work);
 	cancel_work_sync(&s->moved);
 	/* A run the receive path started before RESET may still be going. */

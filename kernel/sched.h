@@ -36,8 +36,12 @@ struct sroce_sched {
 	struct hrtimer rnr_timer;	/* an RNR NAK's wait (comp.c's handler) */
 	struct hrtimer kick_timer;	/* run later: local backpressure, the
 					 * pacer, an ODP page on its way */
-	struct hrtimer linger_timer;	/* polls an idle user SQ */
-	u64 last_work_ns;		/* when the engine last did work */
+
+	/* The send-queue poller's (doorbell.c): under its lock ... */
+	struct list_head poll_node;	/* on its list while it watches */
+	unsigned long poll_until;	/* jiffies: watched until then */
+	/* ... and its thread's alone */
+	bool poll_again;		/* its last run stopped at the budget */
 
 	/* Local backpressure: the engine's, under sq_lock or the send right */
 	bool tx_backoff;		/* the stack refused a packet: wait */
@@ -89,12 +93,16 @@ void sroce_sched_rnr_wait(struct sroce_qp *qp, u64 ns);
 /* The QP failed: no timeout or RNR wait may fire for it any more. */
 void sroce_sched_stop_retry_timers(struct sroce_qp *qp);
 
-/* Linger (doorbell.c): polls the ring after @ns unless already polling. */
-void sroce_sched_linger(struct sroce_qp *qp, u64 ns);
+/*
+ * The same from the send-queue poller's thread (doorbell.c).  True if it
+ * stopped at its budget on this CPU, for the poller to come back to.
+ */
+bool sroce_sched_run_polled(struct sroce_qp *qp);
 
-/* Doorbell policy of user send queues (doorbell.c).  Caller holds sq_lock. */
-enum hrtimer_restart sroce_linger_timer(struct hrtimer *t);
-void sroce_sq_worked(struct sroce_qp *qp);
+/* Doorbell policy of user send queues and their poller (doorbell.c). */
+int sroce_sqpoll_init(void);
+void sroce_sqpoll_exit(void);
+/* Caller holds sq_lock. */
 bool sroce_sq_may_sleep(struct sroce_qp *qp);
 bool sroce_sq_needs_run(struct sroce_qp *qp);
 

@@ -110,6 +110,9 @@ enum sroce_counter {
 	SROCE_CNT_TX_ZCOPY_BYTES,	/* payload sent from registered memory */
 	SROCE_CNT_TX_COPIED_BYTES,	/* payload copied into packets */
 	SROCE_CNT_RX_STEERED,		/* received on another CPU (rxsteer.c) */
+	SROCE_CNT_SQ_DOORBELLS,		/* doorbell syscalls of user SQs */
+	SROCE_CNT_SQ_POLLED,		/* engine runs for WQEs the send-queue
+					 * poller found (doorbell.c) */
 	SROCE_CNT_XRC_BAD_SRQ,		/* XRCETH named no SRQ of the domain */
 	SROCE_CNT_ODP_FAULTS,		/* on-demand pages missing, fault queued */
 	SROCE_CNT_ODP_FAULT_ERRORS,	/* faults the kernel refused (no mapping) */
