@@ -168,12 +168,32 @@ class Pair:
 
 
 # --- one function per workload kind: (workload, pair, settings) -> metrics
+# perftest's completion moderation: one signalled WR in DEF_CQ_MOD, none
+# for messages over MSG_SIZE_CQ_MOD_LIMIT, never more than the tx depth.
+PERFTEST_CQ_MOD = 100
+PERFTEST_CQ_MOD_SIZE_LIMIT = 8192
+PERFTEST_TX_DEPTH = 128
+
+
+def whole_cq_mods(iters, size, depth=PERFTEST_TX_DEPTH):
+    """@iters rounded up to a whole number of perftest's completion
+    moderation periods.  perftest before 24.01 (Debian 12 has 4.5-0.17)
+    counts every completion as a whole period, the last, shorter one of
+    each QP too, and stops polling once the count reaches the total: with
+    several QPs whose progress differs by a period or more, a QP still
+    waiting for completions never posts its last WRs and the client
+    hangs (its upstream fix: "fix completion count with special
+    combination of tx_depth/cq_mod/iterations")."""
+    mod = 1 if size > PERFTEST_CQ_MOD_SIZE_LIMIT else min(PERFTEST_CQ_MOD, depth)
+    return -(-iters // mod) * mod
+
+
 def bw_iterations(size, qps, s):
     """Iterations per QP for a bandwidth run: a fixed volume per message
     size (perftest's -D duration mode reports 0 iterations or 0.00 Gb/s
     too often under TCG, so runs are counted, not timed)."""
     total = s.volume * (20000 if size <= 64 else (32 << 20) // size)
-    return max(5, int(total) // qps)    # perftest wants at least 5
+    return whole_cq_mods(max(5, int(total) // qps), size)  # perftest wants >= 5
 
 
 def run_bw(w, pair, s):
@@ -294,7 +314,7 @@ def run_scaling(w, pair, s):
         raise RunFailed("not run: the same device failed at %d QPs"
                         % SCALING_FAILED[key])
     depth = max(1, min(128, 16384 // qps))
-    iters = max(5, depth, 8192 // qps)
+    iters = whole_cq_mods(max(5, depth, 8192 // qps), size, depth)
     try:
         out, seconds, _ = pair.perftest(
             "ib_write_bw", ["-s", str(size), "-q", str(qps), "-t", str(depth),

@@ -284,3 +284,16 @@ def test_cc_report(tmp_path):
     rec["roce"]["total_mbit"] = 35.9
     log.write_text(json.dumps(rec) + "\n")
     assert "| no |" in cc_report.markdown(cc_report.load([str(log)]), {})
+
+
+def test_bw_iterations_are_whole_completion_periods():
+    """perftest 4.5 hangs a multi-QP run whose iterations are not a whole
+    number of its completion periods (guest_runner.whole_cq_mods)."""
+    import guest_runner
+    assert guest_runner.whole_cq_mods(625, 64) == 700
+    assert guest_runner.whole_cq_mods(600, 4096) == 600
+    # over 8 KiB perftest signals every WR: any count is whole
+    assert guest_runner.whole_cq_mods(625, 65536) == 625
+    # the period never exceeds the tx depth (scaling runs shrink it)
+    assert guest_runner.whole_cq_mods(5, 4096, depth=2) == 6
+    assert guest_runner.whole_cq_mods(100, 4096, depth=16) == 112
