@@ -40,7 +40,7 @@ MODULE_PARM_DESC(sq_poll_idle_us,
 		 "how long the send-queue poller watches an idle user QP before the process must ring again (us, rounded up to jiffies; 0: no poller)");
 
 /* At most this many jiffies without handovers after it gave way. */
-#define SQPOLL_BACKOFF_MAX	64
+#define SQPOLL_BACKOFF_MAX	8
 /* QPs looked at per hold of the lock: bounds the bottom-half-off time. */
 #define SQPOLL_BATCH		32
 /*
