@@ -106,9 +106,11 @@ static bool sqpoll_watch(struct sroce_qp *qp)
 		return false;
 	spin_lock_bh(&sqpoll.lock);
 	if (list_empty(&s->poll_node)) {
-		/* The list's reference: destroy waits until we let go. */
+		/* The list's reference: destroy waits until we let go.  The
+		 * handle lives as long as the QP, whose engine is running.
+		 */
 		if (sqpoll.nr_qps >= SQPOLL_MAX_QPS ||
-		    !refcount_inc_not_zero(&qp->handle->ref)) {
+		    !sroce_qp_get_handle(qp->handle)) {
 			spin_unlock_bh(&sqpoll.lock);
 			return false;
 		}
