@@ -36,6 +36,7 @@ static int __init sroce_init(void)
 	sroce_fault_init();
 	sroce_crc_simd_init();
 	sroce_local_rx_init();
+	sroce_ackq_init();
 	err = sroce_sqpoll_init();
 	if (err)
 		goto err_wq;
@@ -68,6 +69,7 @@ static void __exit sroce_exit(void)
 	sroce_device_exit();
 	sroce_sqpoll_exit();
 	sroce_local_rx_exit();
+	sroce_ackq_exit();
 	sroce_net_exit();
 	sroce_fault_exit();
 	destroy_workqueue(sroce_wq);

@@ -359,6 +359,7 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 
 	spin_lock_bh(&qp->resp_lock);
 	qp->have_rwqe = false;
+	qp->ack_pending = false;
 	roce_resp_seq_init(&qp->seq, 0);
 	qp->write_resid = 0;
 	roce_rd_reset(&qp->rd_res);

@@ -38,8 +38,8 @@ static struct sroce_cq *resp_cq(const struct sroce_qp *qp)
 
 /* ---- answers ---------------------------------------------------------------- */
 
-static void resp_send(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
-		      const u64 *atomic_orig)
+static void resp_build_send(struct sroce_qp *qp, u8 opcode, u32 psn,
+			    u8 syndrome, u32 msn, const u64 *atomic_orig)
 {
 	struct roce_pkt_info pi = {};
 	struct sk_buff *skb;
@@ -53,7 +53,7 @@ static void resp_send(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
 	pi.bth.dest_qpn = qp->dest_qpn;
 	pi.bth.psn = psn;
 	pi.aeth.syndrome = syndrome;
-	pi.aeth.msn = qp->msn & ROCE_QPN_MASK;
+	pi.aeth.msn = msn & ROCE_QPN_MASK;
 	if (atomic_orig)
 		pi.atmack.orig = *atomic_orig;
 	skb = sroce_skb_alloc(qp->sdev, len);
@@ -63,10 +63,50 @@ static void resp_send(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
 	sroce_skb_send(qp->sdev, &qp->av, &qp->dst_cache, qp->sport, skb);
 }
 
+/* The ACK ackq.c holds back, if any, out now. */
+static void resp_send_held_ack(struct sroce_qp *qp)
+{
+	if (!qp->ack_pending)
+		return;
+	qp->ack_pending = false;
+	resp_build_send(qp, ROCE_OP_RC_ACK, qp->ack_psn,
+			roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID),
+			qp->ack_msn, NULL);
+}
+
+/* Any answer but a plain ACK: after the ACK held back, in order. */
+static void resp_send(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
+		      const u64 *atomic_orig)
+{
+	resp_send_held_ack(qp);
+	resp_build_send(qp, opcode, psn, syndrome, qp->msn, atomic_orig);
+}
+
+/*
+ * Acknowledges up to @psn when this CPU's receive batch ends (ackq.c):
+ * one ACK for a burst of messages.
+ */
 static void resp_ack(struct sroce_qp *qp, u32 psn)
 {
-	resp_send(qp, ROCE_OP_RC_ACK, psn,
-		  roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID), NULL);
+	qp->ack_psn = psn;
+	qp->ack_msn = qp->msn;
+	qp->ack_pending = true;
+	if (!sroce_ackq_add(qp))
+		resp_send_held_ack(qp);
+}
+
+/* ackq.c: the receive batch that held @qp's ACK back has ended. */
+void sroce_resp_ack_flush(struct sroce_qp *qp)
+{
+	enum ib_qp_state state;
+
+	spin_lock_bh(&qp->resp_lock);
+	qp->ack_queued = false;
+	state = READ_ONCE(qp->state);
+	if (state < IB_QPS_RTR || state == IB_QPS_ERR)
+		qp->ack_pending = false;	/* nobody to answer any more */
+	resp_send_held_ack(qp);
+	spin_unlock_bh(&qp->resp_lock);
 }
 
 static void resp_nak(struct sroce_qp *qp, u32 psn, u8 nak)
@@ -905,6 +945,7 @@ static void send_read_packet(struct sroce_qp *qp, struct roce_rd_res *r)
 	int err;
 	u8 op;
 
+	resp_send_held_ack(qp);
 	op = first && last ? ROCE_OP_RC_READ_RESP_ONLY :
 	     first	   ? ROCE_OP_RC_READ_RESP_FIRST :
 	     last	   ? ROCE_OP_RC_READ_RESP_LAST :

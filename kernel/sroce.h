@@ -844,6 +844,12 @@ struct sroce_qp {
 	struct roce_rd_ring rd_res;	/* RC: READs and atomics accepted */
 	bool reads_queued;		/* a READ response may be unsent: read
 					 * without resp_lock by the engine */
+	/* An ACK held back until the receive batch ends (ackq.c) */
+	bool ack_pending;		/* ... for ack_psn and ack_msn */
+	bool ack_queued;		/* on a CPU's list, holding a reference */
+	u32 ack_psn;
+	u32 ack_msn;
+	struct list_head ack_node;	/* that list's, on its CPU alone */
 	struct list_head mcast;		/* sroce_mcast_member, groups joined (UD) */
 };
 
@@ -970,6 +976,11 @@ enum hrtimer_restart sroce_rnr_timer(struct hrtimer *t);
 bool sroce_req_window_full(const struct sroce_qp *qp);
 void sroce_req_seek(struct sroce_qp *qp);
 void sroce_flush_recv(struct sroce_qp *qp, struct sroce_cq *cq, u64 wr_id);
+/* ackq.c: ACKs held back until a receive batch ends; resp.c sends them */
+bool sroce_ackq_add(struct sroce_qp *qp);
+void sroce_resp_ack_flush(struct sroce_qp *qp);
+void sroce_ackq_init(void);
+void sroce_ackq_exit(void);
 /* resp.c: the receive WQE a failed QP had taken, flushed */
 void sroce_resp_flush_rwqe(struct sroce_qp *qp);
 /* qp.c: an affiliated asynchronous event of @qp */
