@@ -490,20 +490,47 @@ void sroce_net_exit(void)
 
 /* ---- transmit ----------------------------------------------------------- */
 
+/* Whether the softirq-only (NAPI) skb caches may be used here: BH off. */
+static bool sroce_bh_context(void)
+{
+	return in_softirq() && !in_hardirq() && !in_nmi();
+}
+
 struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev, unsigned int len)
 {
 	unsigned int room = LL_RESERVED_SPACE(sdev->ndev) +
 			    sizeof(struct ipv6hdr) + sizeof(struct udphdr);
+	unsigned int size = SKB_DATA_ALIGN(room + len + ROCE_ICRC_LEN) +
+			    SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
 	struct sk_buff *skb;
+	void *data;
 
-	/* From the per-CPU page fragment cache, not kmalloc: its pages are
-	 * reused once their packets are freed, so the kernel's zeroing of new
-	 * allocations (init_on_alloc) does not cost a memset per packet.
+	/*
+	 * Every sender runs with BH off, as a NIC driver's NAPI poll does,
+	 * so packets come from the caches the kernel keeps for that: the
+	 * buffer from the per-CPU page fragment cache, the sk_buff from a
+	 * per-CPU stack refilled in bulk (and refilled by sroce_recv's
+	 * napi_consume_skb).  __netdev_alloc_skb took both from the slab
+	 * for packets under 1 KiB (ACKs, small messages), with a kmalloc,
+	 * a zeroing and a slab free each: most of a 64-byte message's
+	 * allocation cost (docs/bench/profile.md).
 	 */
-	skb = __netdev_alloc_skb(sdev->ndev, room + len + ROCE_ICRC_LEN,
-				 GFP_ATOMIC);
-	if (!skb)
-		return NULL;
+	if (likely(size <= PAGE_SIZE && sroce_bh_context())) {
+		data = napi_alloc_frag(size);
+		if (!data)
+			return NULL;
+		skb = napi_build_skb(data, size);
+		if (!skb) {
+			skb_free_frag(data);
+			return NULL;
+		}
+		skb->dev = sdev->ndev;
+	} else {
+		skb = __netdev_alloc_skb(sdev->ndev, room + len + ROCE_ICRC_LEN,
+					 GFP_ATOMIC);
+		if (!skb)
+			return NULL;
+	}
 	skb_reserve(skb, room);
 	skb_put(skb, len);
 	return skb;

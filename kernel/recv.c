@@ -91,5 +91,8 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb,
 put:
 	sroce_qp_put(qp);
 out:
-	consume_skb(skb);
+	/* BH is off: the sk_buff goes back to this CPU's NAPI cache, where
+	 * net.c's sroce_skb_alloc takes the next one from.
+	 */
+	napi_consume_skb(skb, 1);
 }
