@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Owns struct sroce_ring (ring.c), which every send, receive and
+ * completion queue is built on, and mapping it into a process.  A ring
+ * has no lock of its own: its indices are under the lock of the queue
+ * that embeds it.
+ */
+#ifndef SROCE_RING_H
+#define SROCE_RING_H
+
+#include <linux/types.h>
+
+#include "../include/uapi/sroce-abi.h"
+
+struct ib_ucontext;
+struct rdma_user_mmap_entry;
+struct vm_area_struct;
+
+/* ------------------------------------------------------------------------
+ * Rings (ring.c): the layout of include/uapi/sroce-abi.h, in a vmalloc_user
+ * buffer that user space may map.  Kernel consumers use the same rings
+ * without mapping them.
+ */
+struct sroce_ring {
+	struct sroce_ring_ctrl *ctrl;
+	u8 *slots;
+	u32 num_slots;
+	u32 mask;
+	u32 slot_size;
+	size_t bytes;
+	struct rdma_user_mmap_entry *mmap_entry;	/* NULL: not exported */
+};
+
+static inline void *sroce_ring_slot(const struct sroce_ring *r, u32 index)
+{
+	return r->slots + (size_t)(index & r->mask) * r->slot_size;
+}
+
+int sroce_ring_init(struct sroce_ring *r, u32 min_slots, u32 slot_size);
+int sroce_ring_export(struct sroce_ring *r, struct ib_ucontext *uctx,
+		      struct sroce_ring_info *info);
+void sroce_ring_free(struct sroce_ring *r);
+int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
+void sroce_mmap_free(struct rdma_user_mmap_entry *entry);
+
+#endif /* SROCE_RING_H */
