@@ -17,8 +17,8 @@
  * response) sends the noted ACK first, so the peer sees them in order.
  *
  * The per-CPU list is touched only on its CPU with BH off: queued by the
- * responder under resp_lock, taken by the tasklet.  A QP is on at most one
- * list (ack_queued, under resp_lock) and holds a reference while it is.
+ * responder under resp.lock, taken by the tasklet.  A QP is on at most one
+ * list (ack_queued, under resp.lock) and holds a reference while it is.
  */
 #include <linux/interrupt.h>
 #include <linux/percpu.h>
@@ -39,8 +39,8 @@ static void ackq_run(struct tasklet_struct *t)
 	LIST_HEAD(batch);
 
 	list_splice_init(&aq->qps, &batch);
-	list_for_each_entry_safe(qp, next, &batch, ack_node) {
-		list_del(&qp->ack_node);
+	list_for_each_entry_safe(qp, next, &batch, resp.ack_node) {
+		list_del(&qp->resp.ack_node);
 		sroce_resp_ack_flush(qp);
 		sroce_qp_put(qp);
 	}
@@ -48,7 +48,7 @@ static void ackq_run(struct tasklet_struct *t)
 
 /*
  * Notes that @qp acknowledges up to @psn (with @msn): sent when this
- * CPU's receive batch ends.  Caller holds resp_lock, so BH is off.
+ * CPU's receive batch ends.  Caller holds resp.lock, so BH is off.
  * False if the QP is being destroyed and cannot be queued: the caller
  * sends the ACK itself.
  */
@@ -56,16 +56,16 @@ bool sroce_ackq_add(struct sroce_qp *qp)
 {
 	struct sroce_ackq *aq;
 
-	lockdep_assert_held(&qp->resp_lock);
-	if (qp->ack_queued)
+	lockdep_assert_held(&qp->resp.lock);
+	if (qp->resp.ack_queued)
 		return true;
 	if (!sroce_qp_get_handle(qp->handle))
 		return false;
-	qp->ack_queued = true;
+	qp->resp.ack_queued = true;
 	aq = this_cpu_ptr(&sroce_ackq);
 	if (list_empty(&aq->qps))
 		tasklet_schedule(&aq->tasklet);
-	list_add_tail(&qp->ack_node, &aq->qps);
+	list_add_tail(&qp->resp.ack_node, &aq->qps);
 	return true;
 }
 

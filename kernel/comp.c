@@ -3,7 +3,7 @@
  * The completer: what comes back to a requester (ACKs, NAKs, READ
  * responses, atomic ACKs) retires send WQEs, and the two timers that keep
  * an RC QP moving when nothing comes back (local ACK timeout, RNR wait).
- * Runs in softirq; state shared with the send work is under sq_lock.
+ * Runs in softirq; state shared with the send work is under req.lock.
  */
 #include "proto/psn.h"
 #include "proto/timers.h"
@@ -17,13 +17,13 @@
  */
 static void comp_advance(struct sroce_qp *qp, u32 next)
 {
-	roce_window_acked(&qp->window, psn_diff(next, qp->comp_psn));
-	qp->comp_psn = next;
-	qp->retry_left = qp->retry_cnt;
-	qp->rnr_retry_left = qp->rnr_retry;
-	qp->timeouts_in_row = 0;
+	roce_window_acked(&qp->req.window, psn_diff(next, qp->req.comp_psn));
+	qp->req.comp_psn = next;
+	qp->req.retry_left = qp->retry_cnt;
+	qp->req.rnr_retry_left = qp->rnr_retry;
+	qp->req.timeouts_in_row = 0;
 	/* Packets sent before a rewind arrived after all: skip them. */
-	if (psn_after(qp->comp_psn, qp->req_psn))
+	if (psn_after(qp->req.comp_psn, qp->req.psn))
 		sroce_req_seek(qp);
 }
 
@@ -31,16 +31,16 @@ static void comp_advance(struct sroce_qp *qp, u32 next)
 static void comp_ack_through(struct sroce_qp *qp, u32 psn)
 {
 	struct roce_sq_view v = sroce_sq_view(qp);
-	u32 next = roce_sq_ack_through(&v, qp->comp_psn, psn);
+	u32 next = roce_sq_ack_through(&v, qp->req.comp_psn, psn);
 
-	if (next != qp->comp_psn)
+	if (next != qp->req.comp_psn)
 		comp_advance(qp, next);
 	sroce_sq_retire(qp);
 }
 
 static void comp_restart_timer(struct sroce_qp *qp)
 {
-	if (qp->comp_psn == qp->sent_end || !qp->timeout) {
+	if (qp->req.comp_psn == qp->req.sent_end || !qp->timeout) {
 		sroce_retrans_stop(qp);
 		return;
 	}
@@ -50,8 +50,8 @@ static void comp_restart_timer(struct sroce_qp *qp)
 /* The oldest outstanding WQE fails with @status; so does the QP. */
 static void comp_fail(struct sroce_qp *qp, u8 status)
 {
-	if (qp->retire != qp->fetch && sroce_swqe(qp, qp->retire)->msg.npsn) {
-		struct sroce_swqe *s = sroce_swqe(qp, qp->retire);
+	if (qp->req.retire != qp->req.fetch && sroce_swqe(qp, qp->req.retire)->msg.npsn) {
+		struct sroce_swqe *s = sroce_swqe(qp, qp->req.retire);
 
 		s->status = status;
 		s->msg.state = ROCE_SQ_DONE;
@@ -79,7 +79,7 @@ static bool comp_psn_outstanding(struct sroce_qp *qp, u32 psn)
 {
 	struct roce_sq_view v = sroce_sq_view(qp);
 
-	return roce_sq_outstanding(&v, qp->comp_psn, qp->sent_end, psn);
+	return roce_sq_outstanding(&v, qp->req.comp_psn, qp->req.sent_end, psn);
 }
 
 static void comp_drop(struct sroce_qp *qp)
@@ -128,10 +128,10 @@ static void comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	u32 offset;
 	int err;
 
-	if (psn != qp->comp_psn) {
+	if (psn != qp->req.comp_psn) {
 		/* Lost responses: ask again once; duplicates are ignored. */
 		if (comp_psn_outstanding(qp, psn))
-			set_bit(0, &qp->need_retransmit);
+			set_bit(0, &qp->req.need_retransmit);
 		comp_drop(qp);
 		return;
 	}
@@ -179,7 +179,7 @@ static void comp_atomic_ack(struct sroce_qp *qp, const struct roce_pkt_info *pkt
 	u64 orig;
 	int err;
 
-	if (psn != qp->comp_psn) {
+	if (psn != qp->req.comp_psn) {
 		comp_drop(qp);
 		return;
 	}
@@ -232,7 +232,7 @@ static void comp_aeth(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	 * every NAK must name an outstanding request.
 	 */
 	if (!comp_psn_outstanding(qp, psn) &&
-	    !(roce_aeth_is_ack(syn) && psn == psn_sub(qp->comp_psn, 1))) {
+	    !(roce_aeth_is_ack(syn) && psn == psn_sub(qp->req.comp_psn, 1))) {
 		comp_drop(qp);
 		return;
 	}
@@ -243,7 +243,7 @@ static void comp_aeth(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	if (roce_aeth_is_rnr_nak(syn)) {
 		sroce_count(qp->sdev, SROCE_CNT_RNR_NAK_RCVD, 1);
 		comp_ack_through(qp, psn_sub(psn, 1));
-		if (!roce_rnr_retry_consume(&qp->rnr_retry_left)) {
+		if (!roce_rnr_retry_consume(&qp->req.rnr_retry_left)) {
 			comp_fail(qp, IB_WC_RNR_RETRY_EXC_ERR);
 			return;
 		}
@@ -260,14 +260,14 @@ static void comp_aeth(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 		 * one retry.  rxe's responder NAKs the requests in flight
 		 * behind every RNR NAK like this.
 		 */
-		if (psn == qp->comp_psn &&
-		    (qp->rnr_wait || test_bit(0, &qp->need_retransmit)))
+		if (psn == qp->req.comp_psn &&
+		    (qp->req.rnr_wait || test_bit(0, &qp->req.need_retransmit)))
 			return;
-		if (!roce_retry_consume(&qp->retry_left)) {
+		if (!roce_retry_consume(&qp->req.retry_left)) {
 			comp_fail(qp, IB_WC_RETRY_EXC_ERR);
 			return;
 		}
-		set_bit(0, &qp->need_retransmit);
+		set_bit(0, &qp->req.need_retransmit);
 		return;
 	}
 	comp_ack_through(qp, psn_sub(psn, 1));
@@ -287,7 +287,7 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		return;
 	}
 
-	spin_lock_bh(&qp->sq_lock);
+	spin_lock_bh(&qp->req.lock);
 	if (flags & ROCE_OPF_READ_RESP) {
 		if (pkt->op->hdrs & ROCE_HDR_AETH &&
 		    !roce_aeth_is_ack(pkt->aeth.syndrome))
@@ -299,10 +299,10 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 	} else {
 		comp_aeth(qp, pkt);
 	}
-	if (READ_ONCE(qp->state) != IB_QPS_ERR && !qp->rnr_wait)
+	if (READ_ONCE(qp->state) != IB_QPS_ERR && !qp->req.rnr_wait)
 		comp_restart_timer(qp);
 	run = sroce_sq_needs_run(qp);
-	spin_unlock_bh(&qp->sq_lock);
+	spin_unlock_bh(&qp->req.lock);
 	/* Credits or a rewind: the engine goes on, a little from here (an
 	 * ACK's worth: a CPU's backlog overflows if every ACK adds a
 	 * window's worth), the rest from its work item.
@@ -320,7 +320,7 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 u64 sroce_retrans_timeout_ns(const struct sroce_qp *qp)
 {
 	return roce_retrans_timeout_ns(qp->timeout,
-				       READ_ONCE(qp->timeouts_in_row));
+				       READ_ONCE(qp->req.timeouts_in_row));
 }
 
 void sroce_retrans_timer(struct timer_list *t)
@@ -334,23 +334,23 @@ void sroce_retrans_timer(struct timer_list *t)
 		sroce_retrans_start(qp);
 		return;
 	}
-	spin_lock_bh(&qp->sq_lock);
-	if (qp->comp_psn != qp->sent_end) {
+	spin_lock_bh(&qp->req.lock);
+	if (qp->req.comp_psn != qp->req.sent_end) {
 		sroce_count(qp->sdev, SROCE_CNT_TIMEOUTS, 1);
-		if (qp->timeouts_in_row < U8_MAX)
-			WRITE_ONCE(qp->timeouts_in_row, qp->timeouts_in_row + 1);
+		if (qp->req.timeouts_in_row < U8_MAX)
+			WRITE_ONCE(qp->req.timeouts_in_row, qp->req.timeouts_in_row + 1);
 		trace_retrans_timeout(dev_name(&qp->sdev->ib.dev), qp->ib.qp_num,
-				      qp->comp_psn, qp->timeouts_in_row,
-				      qp->retry_left,
+				      qp->req.comp_psn, qp->req.timeouts_in_row,
+				      qp->req.retry_left,
 				      sroce_retrans_timeout_ns(qp));
-		if (roce_retry_consume(&qp->retry_left)) {
-			roce_window_timeout(&qp->window);
-			set_bit(0, &qp->need_retransmit);
+		if (roce_retry_consume(&qp->req.retry_left)) {
+			roce_window_timeout(&qp->req.window);
+			set_bit(0, &qp->req.need_retransmit);
 		} else {
 			comp_fail(qp, IB_WC_RETRY_EXC_ERR);
 		}
 	}
-	spin_unlock_bh(&qp->sq_lock);
+	spin_unlock_bh(&qp->req.lock);
 	sroce_sched_queue(qp);
 	return;
 }
@@ -368,10 +368,10 @@ enum hrtimer_restart sroce_rnr_timer(struct hrtimer *t)
 
 	if (!qp_sending(qp))
 		return HRTIMER_NORESTART;
-	spin_lock_bh(&qp->sq_lock);
-	qp->rnr_wait = false;
-	set_bit(0, &qp->need_retransmit);
-	spin_unlock_bh(&qp->sq_lock);
+	spin_lock_bh(&qp->req.lock);
+	qp->req.rnr_wait = false;
+	set_bit(0, &qp->req.need_retransmit);
+	spin_unlock_bh(&qp->req.lock);
 	sroce_sched_queue(qp);
 	return HRTIMER_NORESTART;
 }

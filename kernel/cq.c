@@ -119,7 +119,7 @@ static void sroce_cq_err_event(struct sroce_cq *cq)
 /*
  * Callable from any context (softirq receive path, send work, verbs):
  * cq->lock is irq-safe, and the handlers run after it is dropped.  The
- * caller may hold its QP's sq_lock or resp_lock (sroce_qp_error is fine
+ * caller may hold its QP's req.lock or resp.lock (sroce_qp_error is fine
  * under either).
  */
 void sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc, bool solicited)

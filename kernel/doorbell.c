@@ -67,7 +67,7 @@ static struct {
 /* Did the process post a WQE the engine has not taken yet?  A hint. */
 static bool sq_ring_has_new(struct sroce_qp *qp)
 {
-	return smp_load_acquire(&qp->sq.ctrl->producer) != READ_ONCE(qp->fetch);
+	return smp_load_acquire(&qp->sq.ctrl->producer) != READ_ONCE(qp->req.fetch);
 }
 
 /*
@@ -94,7 +94,7 @@ static unsigned long sqpoll_idle_jiffies(void)
  * the poller is running and takes over from the doorbell; false if the
  * process must still ring (the poller, woken here, takes the QP over
  * when it gets a CPU: until then a WQE does not wait for it).  Caller
- * holds sq_lock.
+ * holds req.lock.
  */
 static bool sqpoll_watch(struct sroce_qp *qp)
 {
@@ -284,11 +284,11 @@ void sroce_sqpoll_exit(void)
  * READ credits, RNR wait, local backpressure) an ACK or a timer brings it
  * back.  If it is idle the poller watches the ring, or else it asks the
  * process for a doorbell and looks once more, so a WQE posted in between
- * is never left behind.  Caller holds sq_lock.
+ * is never left behind.  Caller holds req.lock.
  */
 bool sroce_sq_may_sleep(struct sroce_qp *qp)
 {
-	if (!qp->user || qp->req_cur != qp->fetch || qp->rnr_wait ||
+	if (!qp->user || qp->req.cur != qp->req.fetch || qp->req.rnr_wait ||
 	    qp->sched.tx_backoff)
 		return true;
 	/* A full RC window: the ACK that opens it runs us again and picks up
@@ -314,11 +314,11 @@ bool sroce_sq_may_sleep(struct sroce_qp *qp)
  * process posted while the engine was blocked on ACKs rang no doorbell
  * (none was asked for), so it counts as work here.  If the QP went idle
  * instead, this asks the process for its next doorbell, as the engine
- * would.  Caller holds sq_lock.
+ * would.  Caller holds req.lock.
  */
 bool sroce_sq_needs_run(struct sroce_qp *qp)
 {
-	if (qp->req_cur != qp->fetch || test_bit(0, &qp->need_retransmit))
+	if (qp->req.cur != qp->req.fetch || test_bit(0, &qp->req.need_retransmit))
 		return true;
 	if (qp->user && sq_ring_has_new(qp))
 		return true;

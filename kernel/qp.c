@@ -235,8 +235,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	init_completion(&qp->freed);
 	mutex_init(&qp->modify_lock);
 	spin_lock_init(&qp->state_lock);
-	spin_lock_init(&qp->sq_lock);
-	spin_lock_init(&qp->resp_lock);
+	spin_lock_init(&qp->req.lock);
+	spin_lock_init(&qp->resp.lock);
 	INIT_LIST_HEAD(&qp->mcast);
 	sroce_sched_init(qp);
 	sroce_cc_qp_init(qp);
@@ -281,7 +281,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			err = -ENOMEM;
 			goto err_rq;
 		}
-		roce_rd_init(&qp->rd_res, res, SROCE_MAX_RD_ATOMIC);
+		roce_rd_init(&qp->resp.rd_res, res, SROCE_MAX_RD_ATOMIC);
 	}
 	err = dst_cache_init(&qp->dst_cache, GFP_KERNEL);
 	if (err)
@@ -305,7 +305,7 @@ err_qpn:
 	xa_erase_bh(&sdev->qps, ibqp->qp_num);
 err_res:
 	dst_cache_destroy(&qp->dst_cache);
-	kfree(qp->rd_res.res);
+	kfree(qp->resp.rd_res.res);
 err_rq:
 	if (!qp->srq)
 		sroce_rq_free(&qp->rq);
@@ -326,23 +326,23 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 {
 	sroce_sched_quiesce(qp);
 
-	spin_lock_bh(&qp->sq_lock);
+	spin_lock_bh(&qp->req.lock);
 	if (qp->user) {
 		/* Start over at whatever the process last produced. */
-		qp->fetch = READ_ONCE(qp->sq.ctrl->producer);
-		qp->retire = qp->fetch;
-		smp_store_release(&qp->sq.ctrl->consumer, qp->retire);
+		qp->req.fetch = READ_ONCE(qp->sq.ctrl->producer);
+		qp->req.retire = qp->req.fetch;
+		smp_store_release(&qp->sq.ctrl->consumer, qp->req.retire);
 	} else {
-		qp->fetch = qp->retire = qp->sq_prod;
+		qp->req.fetch = qp->req.retire = qp->req.sq_prod;
 	}
-	qp->req_cur = qp->fetch;
-	qp->req_offset = 0;
-	qp->rd_atomic_outstanding = 0;
-	qp->need_retransmit = 0;
-	qp->rnr_wait = false;
+	qp->req.cur = qp->req.fetch;
+	qp->req.offset = 0;
+	qp->req.rd_atomic_outstanding = 0;
+	qp->req.need_retransmit = 0;
+	qp->req.rnr_wait = false;
 	qp->sched.tx_backoff = false;
 	qp->sched.tx_paused_since = 0;
-	spin_unlock_bh(&qp->sq_lock);
+	spin_unlock_bh(&qp->req.lock);
 
 	if (!qp->srq) {
 		/* RESET empties the receive queue without completions. */
@@ -357,14 +357,14 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 		spin_unlock_irq(&qp->rq.lock);
 	}
 
-	spin_lock_bh(&qp->resp_lock);
-	qp->have_rwqe = false;
-	qp->ack_pending = false;
-	roce_resp_seq_init(&qp->seq, 0);
-	qp->write_resid = 0;
-	roce_rd_reset(&qp->rd_res);
-	qp->msn = 0;
-	spin_unlock_bh(&qp->resp_lock);
+	spin_lock_bh(&qp->resp.lock);
+	qp->resp.have_rwqe = false;
+	qp->resp.ack_pending = false;
+	roce_resp_seq_init(&qp->resp.seq, 0);
+	qp->resp.write_resid = 0;
+	roce_rd_reset(&qp->resp.rd_res);
+	qp->resp.msn = 0;
+	spin_unlock_bh(&qp->resp.lock);
 }
 
 static int sroce_check_attrs(struct sroce_qp *qp, struct ib_qp_attr *attr,
@@ -519,29 +519,29 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		sroce_qp_reset(qp);
 	}
 
-	spin_lock_bh(&qp->sq_lock);
-	spin_lock(&qp->resp_lock);
+	spin_lock_bh(&qp->req.lock);
+	spin_lock(&qp->resp.lock);
 	sroce_apply_attrs(qp, attr, mask, &av);
 	if ((mask & (IB_QP_AV | IB_QP_DEST_QPN)))
 		qp->sport = sroce_udp_sport(&qp->av, ibqp->qp_num, qp->dest_qpn);
 	if (new == IB_QPS_RTR && cur != IB_QPS_RTR) {
-		roce_resp_seq_init(&qp->seq, qp->rq_psn);
+		roce_resp_seq_init(&qp->resp.seq, qp->rq_psn);
 	}
 	if (new == IB_QPS_RTS && cur != IB_QPS_RTS && cur != IB_QPS_SQD) {
-		qp->req_psn = qp->sq_psn;
-		qp->comp_psn = qp->sq_psn;
-		qp->sent_end = qp->sq_psn;
-		roce_window_init(&qp->window, SROCE_MAX_UNACKED_PSN);
-		qp->retry_left = qp->retry_cnt;
-		qp->rnr_retry_left = qp->rnr_retry;
-		qp->timeouts_in_row = 0;
+		qp->req.psn = qp->sq_psn;
+		qp->req.comp_psn = qp->sq_psn;
+		qp->req.sent_end = qp->sq_psn;
+		roce_window_init(&qp->req.window, SROCE_MAX_UNACKED_PSN);
+		qp->req.retry_left = qp->retry_cnt;
+		qp->req.rnr_retry_left = qp->rnr_retry;
+		qp->req.timeouts_in_row = 0;
 	}
 	if (mask & IB_QP_RETRY_CNT)
-		qp->retry_left = qp->retry_cnt;
+		qp->req.retry_left = qp->retry_cnt;
 	if (mask & IB_QP_RNR_RETRY)
-		qp->rnr_retry_left = qp->rnr_retry;
-	spin_unlock(&qp->resp_lock);
-	spin_unlock_bh(&qp->sq_lock);
+		qp->req.rnr_retry_left = qp->rnr_retry;
+	spin_unlock(&qp->resp.lock);
+	spin_unlock_bh(&qp->req.lock);
 
 	if (new == IB_QPS_ERR) {
 		/* Asked for (a disconnect, a drain): no error to report. */
@@ -642,7 +642,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_mcast_detach_all(qp);
 
 	dst_cache_destroy(&qp->dst_cache);
-	kfree(qp->rd_res.res);
+	kfree(qp->resp.rd_res.res);
 	if (!qp->srq)
 		sroce_rq_free(&qp->rq);
 	if (qp->user)

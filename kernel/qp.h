@@ -67,58 +67,39 @@ struct sroce_qp_handle {
 	struct rcu_head rcu;
 };
 
-struct sroce_qp {
-	struct ib_qp ib;
-	struct sroce_dev *sdev;
-	struct sroce_qp_handle *handle;
-	struct completion freed;	/* the handle's last reference dropped */
-
-	/* --- attributes (set by modify_qp under state_lock) ----------- */
-	struct mutex modify_lock;	/* serialises verbs on the QP */
-	spinlock_t state_lock;		/* state vs the data path */
-	enum ib_qp_state state;
-	bool sq_draining;		/* in SQD, not yet drained (req.c) */
-	bool sqd_notify;		/* raise IB_EVENT_SQ_DRAINED then */
-	u32 dest_qpn;
-	u32 qkey;
-	int access;			/* IB_ACCESS_REMOTE_* */
-	u8 pmtu;			/* enum ib_mtu */
-	u32 mtu;			/* bytes */
-	u8 timeout;			/* local ACK timeout exponent */
-	u8 retry_cnt;
-	u8 rnr_retry;
-	u8 min_rnr_timer;		/* what we ask peers to wait */
-	u8 max_rd_atomic;		/* our outstanding READ/atomic */
-	u8 max_dest_rd_atomic;		/* peers' outstanding towards us */
-	bool sig_all;
-	struct sroce_av av;		/* RC/UC: the peer */
-	struct dst_cache dst_cache;	/* RC/UC: the route to av */
-	u16 sport;			/* UDP source port: constant per QP */
-	u32 sq_psn;
-	u32 rq_psn;
-
-	/* --- send queue ------------------------------------------------- */
-	struct sroce_cq *scq;
-	struct sroce_ring sq;		/* user: the shared ring; kernel: unused */
-	bool user;
-	u32 max_send_sge;
-	u32 max_inline;
-	u8 *shadow;			/* sroce_swqe per slot */
-	u32 shadow_size;		/* bytes per shadow slot */
-	u32 sq_slots;
-	u32 sq_mask;
-	spinlock_t sq_lock;		/* req and comp state below */
+/*
+ * The send queue's state (qp->req): the requester (req.c), which fetches
+ * WQEs and sends them, and the completer (comp.c), which retires them as
+ * responses and ACKs come back.  They share the queue's indices, so one
+ * lock covers both; the completer's fields are a section here rather
+ * than a sub-struct of their own.
+ *
+ * @lock is taken by the send engine, in whichever context runs it (the
+ * doorbell's post_send, the QP's work item, the send-queue poller's
+ * thread, or the receive softirq after an ACK: sched.c); by the
+ * completer in the receive softirq; by the local ACK timer (timer
+ * softirq) and the RNR timer (soft hrtimer); and by verbs in process
+ * context: modify_qp and RESET (qp.c), and post_send of a kernel QP,
+ * which takes it with irqsave (kernel consumers post with interrupts
+ * off).  Everywhere else with _bh.  modify_qp takes resp.lock inside it.
+ *
+ * Read without it, as hints, with READ_ONCE: fetch by the send-queue
+ * poller (doorbell.c), psn and comp_psn by sched.c (may the engine move
+ * to another CPU), timeouts_in_row by sroce_retrans_timeout_ns().
+ */
+struct sroce_qp_req {
+	spinlock_t lock;
 	u32 sq_prod;			/* kernel QPs: producer */
 	u32 fetch;			/* next slot to copy in from the ring */
 	u32 retire;			/* oldest slot not completed */
 
 	/* requester */
-	u32 req_cur;			/* slot being sent */
-	u32 req_offset;			/* bytes of it already sent */
-	u32 req_psn;			/* next PSN to send */
+	u32 cur;			/* slot being sent */
+	u32 offset;			/* bytes of it already sent */
+	u32 psn;			/* next PSN to send */
 	u32 sent_end;			/* one past the highest PSN ever sent */
 	u32 rd_atomic_outstanding;
-	bool req_fenced;
+	bool fenced;
 	unsigned long need_retransmit;	/* bit 0: rewind to comp_psn */
 
 	/* completer */
@@ -128,17 +109,20 @@ struct sroce_qp {
 	u8 timeouts_in_row;		/* since comp_psn last moved: back-off */
 	bool rnr_wait;			/* paused by an RNR NAK */
 	struct roce_window window;	/* RC: PSNs that may be unACKed */
-	struct sroce_qp_cc cc;
+};
 
-	/* --- transmit scheduler: send right, CPU, timers (sched.c) -------- */
-	struct sroce_sched sched;
-
-	/* --- receive side ------------------------------------------------ */
-	struct sroce_cq *rcq;
-	struct sroce_rq rq;		/* unused with an SRQ, and by XRC */
-	struct sroce_srq *srq;
-	struct ib_xrcd *xrcd;		/* XRC target: the domain of its SRQs */
-	spinlock_t resp_lock;		/* responder state below */
+/*
+ * The responder's state (qp->resp, resp.c): the request being received
+ * and the READs and atomics accepted.
+ *
+ * @lock is taken by the receive path in softirq (sroce_resp_recv); by
+ * the send engine, in whichever context runs it, to send READ responses
+ * (sroce_resp_send_reads) and to flush the receive WQE of a failed QP
+ * (sroce_resp_flush_rwqe); and by verbs in process context: modify_qp,
+ * inside req.lock, and RESET (qp.c).  Always with bottom halves off.
+ */
+struct sroce_qp_resp {
+	spinlock_t lock;
 	/*
 	 * XRC target: the SRQ this request's XRCETH names, found under RCU
 	 * for the one packet (an XRC SRQ may be destroyed at any time), and
@@ -156,14 +140,79 @@ struct sroce_qp {
 	u32 write_resid;
 	struct roce_rd_ring rd_res;	/* RC: READs and atomics accepted */
 	bool reads_queued;		/* a READ response may be unsent: read
-					 * without resp_lock by the engine */
+					 * without resp.lock by the engine */
 	/* An ACK held back until the receive batch ends (ackq.c) */
 	bool ack_pending;		/* ... for ack_psn and ack_msn */
 	bool ack_queued;		/* on a CPU's list, holding a reference */
 	u32 ack_psn;
 	u32 ack_msn;
 	struct list_head ack_node;	/* that list's, on its CPU alone */
-	struct list_head mcast;		/* sroce_mcast_member, groups joined (UD) */
+};
+
+struct sroce_qp {
+	struct ib_qp ib;
+	struct sroce_dev *sdev;
+	struct sroce_qp_handle *handle;
+	struct completion freed;	/* the handle's last reference dropped */
+
+	/*
+	 * --- attributes ---------------------------------------------------
+	 * Set by modify_qp, under modify_lock throughout: state (and the
+	 * start of sq_draining) under state_lock, which the data path reads
+	 * with READ_ONCE; the rest by sroce_apply_attrs() with req.lock and
+	 * resp.lock both held, so a reader holding either sees them whole.
+	 */
+	struct mutex modify_lock;	/* serialises verbs on the QP */
+	spinlock_t state_lock;		/* state vs the data path */
+	enum ib_qp_state state;
+	bool sq_draining;		/* in SQD, not yet drained (req.c); the
+					 * engine clears it under req.lock */
+	bool sqd_notify;		/* raise IB_EVENT_SQ_DRAINED then */
+	u32 dest_qpn;
+	u32 qkey;
+	int access;			/* IB_ACCESS_REMOTE_* */
+	u8 pmtu;			/* enum ib_mtu */
+	u32 mtu;			/* bytes */
+	u8 timeout;			/* local ACK timeout exponent */
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u8 min_rnr_timer;		/* what we ask peers to wait */
+	u8 max_rd_atomic;		/* our outstanding READ/atomic */
+	u8 max_dest_rd_atomic;		/* peers' outstanding towards us */
+	struct sroce_av av;		/* RC/UC: the peer */
+	struct dst_cache dst_cache;	/* RC/UC: the route to av */
+	u16 sport;			/* UDP source port: constant per QP */
+	u32 sq_psn;
+	u32 rq_psn;
+
+	/* --- set at create, read-only after ------------------------------ */
+	bool user;
+	bool sig_all;
+	struct sroce_cq *scq;
+	struct sroce_ring sq;		/* user: the shared ring; kernel: unused */
+	u32 max_send_sge;
+	u32 max_inline;
+	u8 *shadow;			/* sroce_swqe per slot */
+	u32 shadow_size;		/* bytes per shadow slot */
+	u32 sq_slots;
+	u32 sq_mask;
+	struct sroce_cq *rcq;
+	struct sroce_srq *srq;
+	struct ib_xrcd *xrcd;		/* XRC target: the domain of its SRQs */
+
+	/* --- send queue: requester and completer, under req.lock --------- */
+	struct sroce_qp_req req;
+	struct sroce_qp_cc cc;		/* its own lock (cc.h) */
+
+	/* --- transmit scheduler: send right, CPU, timers (sched.c) -------- */
+	struct sroce_sched sched;
+
+	/* --- receive side ------------------------------------------------ */
+	struct sroce_rq rq;		/* unused with an SRQ, and by XRC; its
+					 * own lock (rq.h) */
+	struct sroce_qp_resp resp;	/* the responder, under resp.lock */
+	struct list_head mcast;		/* sroce_mcast_member, groups joined (UD):
+					 * under mcast.c's sroce_mcast_lock */
 };
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *qp)
@@ -196,7 +245,7 @@ static inline struct sroce_swqe *sroce_swqe(struct sroce_qp *qp, u32 index)
 				     (size_t)(index & qp->sq_mask) * qp->shadow_size);
 }
 
-/* The send queue's messages, as proto/sqtrack.h sees them.  Under sq_lock. */
+/* The send queue's messages, as proto/sqtrack.h sees them.  Under req.lock. */
 static inline struct roce_sq_view sroce_sq_view(struct sroce_qp *qp)
 {
 	return (struct roce_sq_view){
@@ -204,8 +253,8 @@ static inline struct roce_sq_view sroce_sq_view(struct sroce_qp *qp)
 		.stride = qp->shadow_size,
 		.off = offsetof(struct sroce_swqe, msg),
 		.mask = qp->sq_mask,
-		.retire = qp->retire,
-		.fetch = qp->fetch,
+		.retire = qp->req.retire,
+		.fetch = qp->req.fetch,
 	};
 }
 

@@ -22,7 +22,7 @@
  */
 static u32 req_unacked(const struct sroce_qp *qp)
 {
-	s32 n = psn_diff(qp->req_psn, qp->comp_psn);
+	s32 n = psn_diff(qp->req.psn, qp->req.comp_psn);
 
 	return n > 0 ? n : 0;
 }
@@ -33,10 +33,10 @@ static bool qp_is_rc(const struct sroce_qp *qp)
 	return sroce_qp_reliable(qp);
 }
 
-/* RC: no packet may go before an ACK opens the window.  Caller holds sq_lock. */
+/* RC: no packet may go before an ACK opens the window.  Caller holds req.lock. */
 bool sroce_req_window_full(const struct sroce_qp *qp)
 {
-	return qp_is_rc(qp) && !roce_window_open(&qp->window, req_unacked(qp));
+	return qp_is_rc(qp) && !roce_window_open(&qp->req.window, req_unacked(qp));
 }
 
 static bool qp_is_ud(const struct sroce_qp *qp)
@@ -233,7 +233,7 @@ static void sq_take_user_wqe(struct sroce_qp *qp, u32 index)
  * producer moved back behind fetch would otherwise read as ~2^32 new WQEs
  * and overwrite the shadows of WQEs in flight.  Returns how many posted
  * WQEs are left to fetch, or -EIO for a corrupt index.  Caller holds
- * sq_lock.
+ * req.lock.
  */
 static int sq_fetch(struct sroce_qp *qp, u32 max)
 {
@@ -242,15 +242,15 @@ static int sq_fetch(struct sroce_qp *qp, u32 max)
 	if (!qp->user)
 		return 0;
 	prod = smp_load_acquire(&qp->sq.ctrl->producer);
-	posted = prod - qp->retire;
-	fetched = qp->fetch - qp->retire;
+	posted = prod - qp->req.retire;
+	fetched = qp->req.fetch - qp->req.retire;
 	if (posted > qp->sq_slots || posted < fetched)
 		return -EIO;
 	for (max = min(posted - fetched, max); max; max--) {
-		sq_take_user_wqe(qp, qp->fetch);
-		qp->fetch++;
+		sq_take_user_wqe(qp, qp->req.fetch);
+		qp->req.fetch++;
 	}
-	return prod - qp->fetch;
+	return prod - qp->req.fetch;
 }
 
 /* ---- completions ----------------------------------------------------------- */
@@ -277,7 +277,7 @@ static void sq_post_cqe(struct sroce_qp *qp, struct sroce_swqe *s)
 
 /*
  * Retires finished WQEs in order: a completion for each signaled or failed
- * one, and their slots back to the producer.  Caller holds sq_lock.
+ * one, and their slots back to the producer.  Caller holds req.lock.
  */
 /*
  * SQD (IBTA 10.3.1): the requester begins no new WQE and finishes the
@@ -290,13 +290,13 @@ static bool req_drain_holds(const struct sroce_qp *qp, const struct sroce_swqe *
 	return READ_ONCE(qp->state) == IB_QPS_SQD && !s->msg.npsn;
 }
 
-/* Caller holds sq_lock. */
+/* Caller holds req.lock. */
 static void req_check_drained(struct sroce_qp *qp)
 {
 	if (!READ_ONCE(qp->sq_draining) || READ_ONCE(qp->state) != IB_QPS_SQD)
 		return;
-	if (qp->retire != qp->req_cur ||
-	    (qp->req_cur != qp->fetch && sroce_swqe(qp, qp->req_cur)->msg.npsn))
+	if (qp->req.retire != qp->req.cur ||
+	    (qp->req.cur != qp->req.fetch && sroce_swqe(qp, qp->req.cur)->msg.npsn))
 		return;
 	WRITE_ONCE(qp->sq_draining, false);
 	if (qp->sqd_notify)
@@ -305,20 +305,20 @@ static void req_check_drained(struct sroce_qp *qp)
 
 void sroce_sq_retire(struct sroce_qp *qp)
 {
-	while (qp->retire != qp->fetch) {
-		struct sroce_swqe *s = sroce_swqe(qp, qp->retire);
+	while (qp->req.retire != qp->req.fetch) {
+		struct sroce_swqe *s = sroce_swqe(qp, qp->req.retire);
 
 		if (s->msg.state != ROCE_SQ_DONE)
 			break;
-		if (is_rd_atomic(s) && qp->rd_atomic_outstanding)
-			qp->rd_atomic_outstanding--;
+		if (is_rd_atomic(s) && qp->req.rd_atomic_outstanding)
+			qp->req.rd_atomic_outstanding--;
 		/* The slot is free before its completion is visible, as on
 		 * hardware: a process that polls a completion may post again
-		 * at once.  The shadow copy stays ours under sq_lock.
+		 * at once.  The shadow copy stays ours under req.lock.
 		 */
-		qp->retire++;
+		qp->req.retire++;
 		if (qp->user)
-			smp_store_release(&qp->sq.ctrl->consumer, qp->retire);
+			smp_store_release(&qp->sq.ctrl->consumer, qp->req.retire);
 		if (s->status != IB_WC_SUCCESS || qp->sig_all ||
 		    (s->wqe.send_flags & IB_SEND_SIGNALED))
 			sq_post_cqe(qp, s);
@@ -331,8 +331,8 @@ static void req_fail(struct sroce_qp *qp, struct sroce_swqe *s, u8 status)
 {
 	s->status = status;
 	s->msg.state = ROCE_SQ_DONE;
-	qp->req_cur++;
-	qp->req_offset = 0;
+	qp->req.cur++;
+	qp->req.offset = 0;
 	sroce_sq_retire(qp);
 	sroce_qp_error(qp, SROCE_QP_NO_EVENT);
 }
@@ -392,7 +392,7 @@ static u8 req_opcode(struct sroce_qp *qp, struct sroce_swqe *s, bool first,
 }
 
 /*
- * Builds and sends the next packet of WQE @s at req_offset.  Returns 0,
+ * Builds and sends the next packet of WQE @s at req.offset.  Returns 0,
  * or a negative errno after failing the WQE (bad local buffer).
  */
 static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
@@ -414,18 +414,18 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 	if (qp_is_ud(qp))
 		payload = s->msg.length;
 	else if (!is_read && !is_atomic)
-		payload = min_t(u32, qp->mtu, s->msg.length - qp->req_offset);
-	last = is_read || is_atomic || qp->req_offset + payload >= s->msg.length;
+		payload = min_t(u32, qp->mtu, s->msg.length - qp->req.offset);
+	last = is_read || is_atomic || qp->req.offset + payload >= s->msg.length;
 
-	pi.bth.opcode = req_opcode(qp, s, qp->req_offset == 0, last);
+	pi.bth.opcode = req_opcode(qp, s, qp->req.offset == 0, last);
 	pi.bth.se = last && (s->wqe.send_flags & IB_SEND_SOLICITED);
 	pi.bth.pkey = ROCE_DEFAULT_PKEY;
 	pi.bth.dest_qpn = qp_is_ud(qp) ? s->wqe.wr.ud.remote_qpn : qp->dest_qpn;
-	pi.bth.psn = qp->req_psn;
+	pi.bth.psn = qp->req.psn;
 	pi.bth.ackreq = qp_is_rc(qp) &&
-			(last || psn_diff(qp->req_psn, s->msg.first_psn) % SROCE_ACKREQ_EVERY ==
+			(last || psn_diff(qp->req.psn, s->msg.first_psn) % SROCE_ACKREQ_EVERY ==
 					 SROCE_ACKREQ_EVERY - 1 ||
-			 roce_window_wants_ack(&qp->window, req_unacked(qp)));
+			 roce_window_wants_ack(&qp->req.window, req_unacked(qp)));
 	pad = roce_pad_len(payload);
 	pi.bth.padcnt = pad;
 	if (qp_is_ud(qp)) {
@@ -433,12 +433,12 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 				       qp->qkey : s->wqe.wr.ud.remote_qkey;
 		pi.deth.src_qpn = qp->ib.qp_num;
 	}
-	if (is_read || (qp->req_offset == 0 &&
+	if (is_read || (qp->req.offset == 0 &&
 			(s->wqe.opcode == IB_WR_RDMA_WRITE ||
 			 s->wqe.opcode == IB_WR_RDMA_WRITE_WITH_IMM))) {
-		pi.reth.va = s->wqe.wr.rdma.remote_addr + qp->req_offset;
+		pi.reth.va = s->wqe.wr.rdma.remote_addr + qp->req.offset;
 		pi.reth.rkey = s->wqe.wr.rdma.rkey;
-		pi.reth.len = s->msg.length - qp->req_offset;
+		pi.reth.len = s->msg.length - qp->req.offset;
 	}
 	if (is_awrite) {
 		pi.reth.va = s->wqe.wr.atomic.remote_addr;
@@ -467,11 +467,11 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 	hdr_len = roce_opcode_get(pi.bth.opcode)->hdr_len;
 	skb = sroce_skb_payload(qp->sdev, hdr_len, &(struct sroce_payload){
 			.inline_data = (s->wqe.send_flags & IB_SEND_INLINE) ?
-					       s->inline_data + qp->req_offset : NULL,
+					       s->inline_data + qp->req.offset : NULL,
 			.pd = qp->ib.pd,
 			.sge = s->sge,
 			.num_sge = s->wqe.num_sge,
-			.offset = qp->req_offset,
+			.offset = qp->req.offset,
 			.len = payload,
 			/* RC completes on the ACK: see zcopy.c */
 			.by_reference = qp_is_rc(qp),
@@ -506,17 +506,17 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 	sroce_cc_sent(qp, av, hdr_len + payload + pad + ROCE_ICRC_LEN);
 
 	if (is_read) {
-		qp->req_psn = psn_add(s->msg.last_psn, 1);
-		qp->req_offset = s->msg.length;
+		qp->req.psn = psn_add(s->msg.last_psn, 1);
+		qp->req.offset = s->msg.length;
 	} else {
-		qp->req_psn = psn_add(qp->req_psn, 1);
-		qp->req_offset += payload;
+		qp->req.psn = psn_add(qp->req.psn, 1);
+		qp->req.offset += payload;
 	}
-	if (psn_after(qp->req_psn, qp->sent_end))
-		qp->sent_end = qp->req_psn;
-	if (last || qp->req_offset >= s->msg.length) {
-		qp->req_cur++;
-		qp->req_offset = 0;
+	if (psn_after(qp->req.psn, qp->req.sent_end))
+		qp->req.sent_end = qp->req.psn;
+	if (last || qp->req.offset >= s->msg.length) {
+		qp->req.cur++;
+		qp->req.offset = 0;
 		if (qp_is_rc(qp)) {
 			s->msg.state = ROCE_SQ_SENT;
 		} else {
@@ -552,7 +552,7 @@ static void req_local_op(struct sroce_qp *qp, struct sroce_swqe *s)
 		return;
 	}
 	s->msg.state = ROCE_SQ_DONE;
-	qp->req_cur++;
+	qp->req.cur++;
 	sroce_sq_retire(qp);
 }
 
@@ -576,25 +576,25 @@ static void arm_retrans_timer(struct sroce_qp *qp)
  * after a timeout or a sequence NAK (go-back-N: the responder drops what
  * follows a gap and answers duplicates from its resources), and forward
  * when an ACK shows that packets sent before such a rewind arrived after
- * all, so they are not sent a second time.  Caller holds sq_lock.
+ * all, so they are not sent a second time.  Caller holds req.lock.
  */
 void sroce_req_seek(struct sroce_qp *qp)
 {
 	struct roce_sq_view v = sroce_sq_view(qp);
 	struct roce_sq_pos pos;
 
-	roce_sq_seek(&v, qp->comp_psn, qp->mtu, &pos);
-	qp->req_cur = pos.cur;
-	qp->req_psn = pos.psn;
-	qp->req_offset = pos.offset;
-	qp->rd_atomic_outstanding = pos.rd_atomic;
+	roce_sq_seek(&v, qp->req.comp_psn, qp->mtu, &pos);
+	qp->req.cur = pos.cur;
+	qp->req.psn = pos.psn;
+	qp->req.offset = pos.offset;
+	qp->req.rd_atomic_outstanding = pos.rd_atomic;
 }
 
 /* Go-back-N after a timeout or NAK; a no-op when all was acknowledged meanwhile. */
 static void req_rewind(struct sroce_qp *qp)
 {
-	clear_bit(0, &qp->need_retransmit);
-	if (qp->comp_psn == qp->sent_end)
+	clear_bit(0, &qp->req.need_retransmit);
+	if (qp->req.comp_psn == qp->req.sent_end)
 		return;		/* nothing outstanding */
 	sroce_req_seek(qp);
 	sroce_count(qp->sdev, SROCE_CNT_RETRANSMITS, 1);
@@ -602,19 +602,19 @@ static void req_rewind(struct sroce_qp *qp)
 
 /*
  * One step of the requester: sends at most one packet or runs one local
- * operation.  Returns true if it did something.  Caller holds sq_lock.
+ * operation.  Returns true if it did something.  Caller holds req.lock.
  */
 static bool req_step(struct sroce_qp *qp)
 {
 	struct sroce_swqe *s;
 
-	if (qp->rnr_wait || qp->sched.tx_backoff)
+	if (qp->req.rnr_wait || qp->sched.tx_backoff)
 		return false;
-	if (test_bit(0, &qp->need_retransmit))
+	if (test_bit(0, &qp->req.need_retransmit))
 		req_rewind(qp);
-	if (qp->req_cur == qp->fetch)
+	if (qp->req.cur == qp->req.fetch)
 		return false;
-	s = sroce_swqe(qp, qp->req_cur);
+	s = sroce_swqe(qp, qp->req.cur);
 	if (req_drain_holds(qp, s))
 		return false;
 	if (s->status != IB_WC_SUCCESS) {
@@ -628,12 +628,12 @@ static bool req_step(struct sroce_qp *qp)
 	if (qp_is_rc(qp)) {
 		if (sroce_req_window_full(qp))
 			return false;
-		if (qp->req_offset == 0) {
+		if (qp->req.offset == 0) {
 			/* A new message: fences and READ/atomic credits. */
 			if ((s->wqe.send_flags & IB_SEND_FENCE) &&
-			    qp->rd_atomic_outstanding)
+			    qp->req.rd_atomic_outstanding)
 				return false;
-			if (is_rd_atomic(s) && qp->rd_atomic_outstanding >=
+			if (is_rd_atomic(s) && qp->req.rd_atomic_outstanding >=
 						  max_t(u8, qp->max_rd_atomic, 1))
 				return false;
 		}
@@ -642,7 +642,7 @@ static bool req_step(struct sroce_qp *qp)
 		return false;	/* the pacer's kick timer brings us back */
 	if (!s->msg.npsn) {
 		/* First time on the wire: give the message its PSNs. */
-		s->msg.first_psn = qp->req_psn;
+		s->msg.first_psn = qp->req.psn;
 		/* One per packet; a READ reserves its responses'. */
 		s->msg.npsn = roce_sq_npsn(s->msg.length, qp->mtu,
 					   qp_is_ud(qp) || (is_rd_atomic(s) &&
@@ -650,7 +650,7 @@ static bool req_step(struct sroce_qp *qp)
 		s->msg.last_psn = psn_add(s->msg.first_psn, s->msg.npsn - 1);
 	}
 	if (req_send_packet(qp, s) == 0 && qp_is_rc(qp) && is_rd_atomic(s))
-		qp->rd_atomic_outstanding++;	/* one request packet each */
+		qp->req.rd_atomic_outstanding++;	/* one request packet each */
 	arm_retrans_timer(qp);
 	return true;
 }
@@ -690,25 +690,25 @@ static bool sroce_flush_queues(struct sroce_qp *qp, int budget)
 		WRITE_ONCE(qp->sq.ctrl->notify, SROCE_SQ_NEED_DOORBELL);
 		smp_mb();
 	}
-	spin_lock_bh(&qp->sq_lock);
+	spin_lock_bh(&qp->req.lock);
 	/* A corrupt producer leaves nothing new to flush, only what we hold. */
 	more = sq_fetch(qp, budget) > 0;
-	for (n = 0; qp->retire != qp->fetch && n < budget; n++) {
-		struct sroce_swqe *s = sroce_swqe(qp, qp->retire);
+	for (n = 0; qp->req.retire != qp->req.fetch && n < budget; n++) {
+		struct sroce_swqe *s = sroce_swqe(qp, qp->req.retire);
 
 		if (s->msg.state != ROCE_SQ_DONE)
 			s->status = IB_WC_WR_FLUSH_ERR;
 		s->msg.state = ROCE_SQ_DONE;
-		qp->retire++;
+		qp->req.retire++;
 		if (qp->user)
-			smp_store_release(&qp->sq.ctrl->consumer, qp->retire);
+			smp_store_release(&qp->sq.ctrl->consumer, qp->req.retire);
 		sq_post_cqe(qp, s);
 	}
-	more |= qp->retire != qp->fetch;
-	qp->req_cur = qp->retire;
-	qp->req_offset = 0;
-	qp->rd_atomic_outstanding = 0;
-	spin_unlock_bh(&qp->sq_lock);
+	more |= qp->req.retire != qp->req.fetch;
+	qp->req.cur = qp->req.retire;
+	qp->req.offset = 0;
+	qp->req.rd_atomic_outstanding = 0;
+	spin_unlock_bh(&qp->req.lock);
 
 	if (rq && rq->user) {
 		/* Receives posted from now on must reach us too; set before
@@ -756,10 +756,10 @@ bool sroce_send_engine(struct sroce_qp *qp, int budget)
 
 		did = sroce_resp_send_reads(qp, &budget);
 		before = budget;
-		spin_lock_bh(&qp->sq_lock);
+		spin_lock_bh(&qp->req.lock);
 		if (sq_fetch(qp, budget) < 0) {
 			/* A corrupt ring: no completion can tell about it. */
-			spin_unlock_bh(&qp->sq_lock);
+			spin_unlock_bh(&qp->req.lock);
 			sroce_qp_error(qp, IB_EVENT_QP_FATAL);
 			return false;
 		}
@@ -769,20 +769,20 @@ bool sroce_send_engine(struct sroce_qp *qp, int budget)
 		}
 		/*
 		 * The packets just sent to a device of this host are received
-		 * when sq_lock drops.  After a burst (more than one packet, or
+		 * when req.lock drops.  After a burst (more than one packet, or
 		 * more to send) that is done on another CPU (rxsteer.c); a lone
 		 * packet is received here.
 		 */
-		sroce_spin_unlock_bh_sent(&qp->sq_lock, before - budget > 1 ||
-					  budget <= 0 || qp->req_cur != qp->fetch);
+		sroce_spin_unlock_bh_sent(&qp->req.lock, before - budget > 1 ||
+					  budget <= 0 || qp->req.cur != qp->req.fetch);
 		if (budget <= 0)
 			return true;	/* more to do: let others run first */
 		if (did)
 			continue;
-		spin_lock_bh(&qp->sq_lock);
+		spin_lock_bh(&qp->req.lock);
 		req_check_drained(qp);
 		sleep = sroce_sq_may_sleep(qp);
-		spin_unlock_bh(&qp->sq_lock);
+		spin_unlock_bh(&qp->req.lock);
 		if (sleep)
 			return false;
 	}
@@ -810,13 +810,13 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	 * under the MAD agent's spin_lock_irqsave), where re-enabling
 	 * bottom halves is not allowed (lockdep on the debug kernel).
 	 */
-	spin_lock_irqsave(&qp->sq_lock, flags);
+	spin_lock_irqsave(&qp->req.lock, flags);
 	for (; wr; wr = wr->next) {
 		struct sroce_swqe *s;
 		u64 length = 0;
 		int i;
 
-		if (qp->sq_prod - qp->retire >= qp->sq_slots) {
+		if (qp->req.sq_prod - qp->req.retire >= qp->sq_slots) {
 			err = -ENOMEM;
 			break;
 		}
@@ -825,7 +825,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			err = -EINVAL;
 			break;
 		}
-		s = sroce_swqe(qp, qp->sq_prod);
+		s = sroce_swqe(qp, qp->req.sq_prod);
 		memset(s, 0, sizeof(*s));
 		s->wqe.wr_id = wr->wr_id;
 		s->wqe.opcode = wr->opcode;
@@ -879,10 +879,10 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		}
 		s->msg.state = ROCE_SQ_QUEUED;
 		s->status = IB_WC_SUCCESS;
-		qp->sq_prod++;
-		qp->fetch = qp->sq_prod;
+		qp->req.sq_prod++;
+		qp->req.fetch = qp->req.sq_prod;
 	}
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	spin_unlock_irqrestore(&qp->req.lock, flags);
 	if (err)
 		*bad_wr = wr;
 	sroce_sched_run(qp);

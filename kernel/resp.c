@@ -19,21 +19,21 @@ static DEFINE_SPINLOCK(sroce_atomic_lock);
 /*
  * Where a request's receive side is: the QP's own PD, RQ or SRQ and
  * receive CQ, or at an XRC target those of the XRC SRQ the request's
- * XRCETH names (qp->xrc_srq, set for the packet being handled).
+ * XRCETH names (qp->resp.xrc_srq, set for the packet being handled).
  */
 static struct ib_pd *resp_pd(const struct sroce_qp *qp)
 {
-	return qp->xrc_srq ? qp->xrc_srq->ib.pd : qp->ib.pd;
+	return qp->resp.xrc_srq ? qp->resp.xrc_srq->ib.pd : qp->ib.pd;
 }
 
 static struct sroce_srq *resp_srq(const struct sroce_qp *qp)
 {
-	return qp->xrc_srq ? qp->xrc_srq : qp->srq;
+	return qp->resp.xrc_srq ? qp->resp.xrc_srq : qp->srq;
 }
 
 static struct sroce_cq *resp_cq(const struct sroce_qp *qp)
 {
-	return qp->xrc_srq ? to_scq(qp->xrc_srq->ib.ext.cq) : qp->rcq;
+	return qp->resp.xrc_srq ? to_scq(qp->resp.xrc_srq->ib.ext.cq) : qp->rcq;
 }
 
 /* ---- answers ---------------------------------------------------------------- */
@@ -66,12 +66,12 @@ static void resp_build_send(struct sroce_qp *qp, u8 opcode, u32 psn,
 /* The ACK ackq.c holds back, if any, out now. */
 static void resp_send_held_ack(struct sroce_qp *qp)
 {
-	if (!qp->ack_pending)
+	if (!qp->resp.ack_pending)
 		return;
-	qp->ack_pending = false;
-	resp_build_send(qp, ROCE_OP_RC_ACK, qp->ack_psn,
+	qp->resp.ack_pending = false;
+	resp_build_send(qp, ROCE_OP_RC_ACK, qp->resp.ack_psn,
 			roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID),
-			qp->ack_msn, NULL);
+			qp->resp.ack_msn, NULL);
 }
 
 /* Any answer but a plain ACK: after the ACK held back, in order. */
@@ -79,7 +79,7 @@ static void resp_send(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
 		      const u64 *atomic_orig)
 {
 	resp_send_held_ack(qp);
-	resp_build_send(qp, opcode, psn, syndrome, qp->msn, atomic_orig);
+	resp_build_send(qp, opcode, psn, syndrome, qp->resp.msn, atomic_orig);
 }
 
 /*
@@ -88,9 +88,9 @@ static void resp_send(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
  */
 static void resp_ack(struct sroce_qp *qp, u32 psn)
 {
-	qp->ack_psn = psn;
-	qp->ack_msn = qp->msn;
-	qp->ack_pending = true;
+	qp->resp.ack_psn = psn;
+	qp->resp.ack_msn = qp->resp.msn;
+	qp->resp.ack_pending = true;
 	if (!sroce_ackq_add(qp))
 		resp_send_held_ack(qp);
 }
@@ -100,13 +100,13 @@ void sroce_resp_ack_flush(struct sroce_qp *qp)
 {
 	enum ib_qp_state state;
 
-	spin_lock_bh(&qp->resp_lock);
-	qp->ack_queued = false;
+	spin_lock_bh(&qp->resp.lock);
+	qp->resp.ack_queued = false;
 	state = READ_ONCE(qp->state);
 	if (state < IB_QPS_RTR || state == IB_QPS_ERR)
-		qp->ack_pending = false;	/* nobody to answer any more */
+		qp->resp.ack_pending = false;	/* nobody to answer any more */
 	resp_send_held_ack(qp);
-	spin_unlock_bh(&qp->resp_lock);
+	spin_unlock_bh(&qp->resp.lock);
 }
 
 static void resp_nak(struct sroce_qp *qp, u32 psn, u8 nak)
@@ -121,7 +121,7 @@ static void resp_nak(struct sroce_qp *qp, u32 psn, u8 nak)
 /* RC only: the request at @psn (ePSN) waits for a receive WQE. */
 static void resp_rnr_nak(struct sroce_qp *qp, u32 psn)
 {
-	roce_resp_rnr(&qp->seq);
+	roce_resp_rnr(&qp->resp.seq);
 	sroce_count(qp->sdev, SROCE_CNT_RNR_NAK_SENT, 1);
 	resp_send(qp, ROCE_OP_RC_ACK, psn,
 		  roce_aeth_rnr_syndrome(qp->min_rnr_timer), NULL);
@@ -129,11 +129,11 @@ static void resp_rnr_nak(struct sroce_qp *qp, u32 psn)
 
 /* ---- receive WQEs ---------------------------------------------------------- */
 
-/* Takes the next receive WQE into qp->rwqe.  False: none posted. */
+/* Takes the next receive WQE into qp->resp.rwqe.  False: none posted. */
 static bool resp_take_rwqe(struct sroce_qp *qp)
 {
 	struct sroce_srq *srq = resp_srq(qp);
-	int err = sroce_rq_pop(srq ? &srq->rq : &qp->rq, &qp->rwqe);
+	int err = sroce_rq_pop(srq ? &srq->rq : &qp->rq, &qp->resp.rwqe);
 
 	if (err == -EIO) {
 		/* A corrupt ring: no completion can tell about it. */
@@ -144,18 +144,18 @@ static bool resp_take_rwqe(struct sroce_qp *qp)
 		return false;
 	if (srq)
 		sroce_srq_check_limit(srq);
-	if (qp->xrc_srq)
-		qp->xrc_srqn = qp->xrc_srq->srq_num;
-	qp->have_rwqe = true;
-	qp->recv_offset = 0;
+	if (qp->resp.xrc_srq)
+		qp->resp.xrc_srqn = qp->resp.xrc_srq->srq_num;
+	qp->resp.have_rwqe = true;
+	qp->resp.recv_offset = 0;
 	return true;
 }
 
 static void resp_complete(struct sroce_qp *qp, struct ib_wc *wc, bool se)
 {
-	wc->wr_id = qp->rwqe.wr_id;
+	wc->wr_id = qp->resp.rwqe.wr_id;
 	wc->qp = &qp->ib;
-	qp->have_rwqe = false;
+	qp->resp.have_rwqe = false;
 	if (wc->status != IB_WC_SUCCESS)
 		sroce_count(qp->sdev, SROCE_CNT_COMPLETION_ERRORS, 1);
 	sroce_cq_post(resp_cq(qp), wc, se);
@@ -212,7 +212,7 @@ static void resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 		return;
 	}
 	/* A WQE still held was kept by a datagram dropped on a page fault. */
-	if (!qp->have_rwqe && !resp_take_rwqe(qp)) {
+	if (!qp->resp.have_rwqe && !resp_take_rwqe(qp)) {
 		sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);	/* no RNR on UD */
 		return;
 	}
@@ -221,12 +221,12 @@ static void resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 		memcpy(grh, skb_network_header(skb), sizeof(struct ipv6hdr));
 	else
 		memcpy(grh + 20, skb_network_header(skb), sizeof(struct iphdr));
-	err = sroce_sgl_copy(qp->sdev, resp_pd(qp), qp->rwqe.sge, qp->rwqe.num_sge,
+	err = sroce_sgl_copy(qp->sdev, resp_pd(qp), qp->resp.rwqe.sge, qp->resp.rwqe.num_sge,
 			     0, grh, sizeof(grh), IB_ACCESS_LOCAL_WRITE,
 			     SROCE_TO_MR);
 	if (!err)
-		err = sroce_sgl_copy_skb(qp->sdev, resp_pd(qp), qp->rwqe.sge,
-					 qp->rwqe.num_sge, sizeof(grh), skb,
+		err = sroce_sgl_copy_skb(qp->sdev, resp_pd(qp), qp->resp.rwqe.sge,
+					 qp->resp.rwqe.num_sge, sizeof(grh), skb,
 					 pkt->payload_off, pkt->payload_len,
 					 IB_ACCESS_LOCAL_WRITE);
 	if (err == -EAGAIN) {
@@ -266,7 +266,7 @@ enum resp_outcome {
  */
 static u8 resp_need_rwqe(struct sroce_qp *qp, u32 psn, bool rc)
 {
-	if (qp->have_rwqe || resp_take_rwqe(qp))
+	if (qp->resp.have_rwqe || resp_take_rwqe(qp))
 		return RESP_OK;
 	if (!rc)
 		return RESP_UC_DROP;
@@ -376,20 +376,20 @@ static u8 resp_send_data(struct sroce_qp *qp, struct sk_buff *skb,
 		/* A message in progress; but a WQE taken by this very
 		 * request before a page fault (nothing copied) is its own.
 		 */
-		if (qp->have_rwqe && qp->recv_offset && rc)
+		if (qp->resp.have_rwqe && qp->resp.recv_offset && rc)
 			return ROCE_NAK_INVALID_REQ;
 		res = resp_need_rwqe(qp, psn, rc);
 		if (res)
 			return res;
-		qp->recv_offset = 0;
-	} else if (!qp->have_rwqe) {
+		qp->resp.recv_offset = 0;
+	} else if (!qp->resp.have_rwqe) {
 		return rc ? ROCE_NAK_INVALID_REQ : RESP_UC_DROP;
 	}
 	if (!(flags & ROCE_OPF_LAST) && pkt->payload_len != qp->mtu)
 		return ROCE_NAK_INVALID_REQ;
 
-	err = sroce_sgl_copy_skb(qp->sdev, resp_pd(qp), qp->rwqe.sge,
-				 qp->rwqe.num_sge, qp->recv_offset, skb,
+	err = sroce_sgl_copy_skb(qp->sdev, resp_pd(qp), qp->resp.rwqe.sge,
+				 qp->resp.rwqe.num_sge, qp->resp.recv_offset, skb,
 				 pkt->payload_off, pkt->payload_len,
 				 IB_ACCESS_LOCAL_WRITE);
 	if (err == -EAGAIN)
@@ -398,11 +398,11 @@ static u8 resp_send_data(struct sroce_qp *qp, struct sk_buff *skb,
 		resp_recv_error(qp, err, psn, rc);
 		return RESP_HANDLED;
 	}
-	qp->recv_offset += pkt->payload_len;
+	qp->resp.recv_offset += pkt->payload_len;
 	if (flags & ROCE_OPF_LAST) {
 		struct ib_wc wc = {
 			.opcode = IB_WC_RECV,
-			.byte_len = qp->recv_offset,
+			.byte_len = qp->resp.recv_offset,
 		};
 
 		if (flags & ROCE_OPF_IMM) {
@@ -417,7 +417,7 @@ static u8 resp_send_data(struct sroce_qp *qp, struct sk_buff *skb,
 			wc.ex.invalidate_rkey = pkt->ieth_rkey;
 		}
 		resp_complete(qp, &wc, pkt->bth.se);
-		qp->msn++;
+		qp->resp.msn++;
 	}
 	return 0;
 }
@@ -436,14 +436,14 @@ static u8 resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 				      false);
 		if (nak)
 			return nak;
-		qp->write_va = pkt->reth.va;
-		qp->write_rkey = pkt->reth.rkey;
-		qp->write_resid = pkt->reth.len;
-		qp->recv_offset = pkt->reth.len;	/* byte_len if with imm */
+		qp->resp.write_va = pkt->reth.va;
+		qp->resp.write_rkey = pkt->reth.rkey;
+		qp->resp.write_resid = pkt->reth.len;
+		qp->resp.recv_offset = pkt->reth.len;	/* byte_len if with imm */
 	}
 	if ((!(flags & ROCE_OPF_LAST) && pkt->payload_len != qp->mtu) ||
-	    pkt->payload_len > qp->write_resid ||
-	    ((flags & ROCE_OPF_LAST) && pkt->payload_len != qp->write_resid))
+	    pkt->payload_len > qp->resp.write_resid ||
+	    ((flags & ROCE_OPF_LAST) && pkt->payload_len != qp->resp.write_resid))
 		return ROCE_NAK_INVALID_REQ;
 	/* WRITE with immediate consumes a receive WQE: make sure of it first. */
 	if (flags & ROCE_OPF_IMM) {
@@ -451,26 +451,26 @@ static u8 resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 		if (nak)
 			return nak;
 	}
-	nak = resp_write_data(qp, &(struct roce_reth){ .va = qp->write_va,
-						       .rkey = qp->write_rkey,
+	nak = resp_write_data(qp, &(struct roce_reth){ .va = qp->resp.write_va,
+						       .rkey = qp->resp.write_rkey,
 						       .len = pkt->payload_len },
 			      skb, pkt->payload_off);
 	if (nak)
 		return nak;
-	qp->write_va += pkt->payload_len;
-	qp->write_resid -= pkt->payload_len;
+	qp->resp.write_va += pkt->payload_len;
+	qp->resp.write_resid -= pkt->payload_len;
 	if (flags & ROCE_OPF_LAST) {
 		if (flags & ROCE_OPF_IMM) {
 			struct ib_wc wc = {
 				.opcode = IB_WC_RECV_RDMA_WITH_IMM,
-				.byte_len = qp->recv_offset,
+				.byte_len = qp->resp.recv_offset,
 				.wc_flags = IB_WC_WITH_IMM,
 				.ex.imm_data = (__force __be32)pkt->imm_be,
 			};
 
 			resp_complete(qp, &wc, pkt->bth.se);
 		}
-		qp->msn++;
+		qp->resp.msn++;
 	}
 	return 0;
 }
@@ -483,7 +483,7 @@ static void send_read_packet(struct sroce_qp *qp, struct roce_rd_res *r);
  * cost a worker wake-up per READ (read latency was 2-3x rxe's).  Longer
  * READs stay with the work, which paces them and yields to other QPs.
  * The send right keeps the engine's backoff and pacing state ours while
- * we send.  Caller holds resp_lock.  True if the response went out.
+ * we send.  Caller holds resp.lock.  True if the response went out.
  */
 static bool resp_read_inline(struct sroce_qp *qp, struct roce_rd_res *r)
 {
@@ -513,10 +513,10 @@ static u8 resp_read(struct sroce_qp *qp, const struct roce_pkt_info *pkt,
 	nak = resp_check_reth(qp, &pkt->reth, ROCE_ACCESS_REMOTE_READ, true);
 	if (nak)
 		return nak;
-	if (!roce_rd_make_room(&qp->rd_res, qp->max_dest_rd_atomic))
+	if (!roce_rd_make_room(&qp->resp.rd_res, qp->max_dest_rd_atomic))
 		return ROCE_NAK_INVALID_REQ;	/* peer broke its limit */
 	*npsn = roce_sq_npsn(pkt->reth.len, qp->mtu, false);
-	r = roce_rd_add(&qp->rd_res);
+	r = roce_rd_add(&qp->resp.rd_res);
 	r->kind = ROCE_RD_READ;
 	r->first_psn = pkt->bth.psn;
 	r->last_psn = psn_add(pkt->bth.psn, *npsn - 1);
@@ -524,11 +524,11 @@ static u8 resp_read(struct sroce_qp *qp, const struct roce_pkt_info *pkt,
 	r->va = pkt->reth.va;
 	r->rkey = pkt->reth.rkey;
 	r->length = pkt->reth.len;
-	r->xrc_srqn = qp->xrc_srq ? qp->xrc_srq->srq_num : 0;
-	qp->msn++;
-	if (*npsn == 1 && !qp->reads_queued && resp_read_inline(qp, r))
+	r->xrc_srqn = qp->resp.xrc_srq ? qp->resp.xrc_srq->srq_num : 0;
+	qp->resp.msn++;
+	if (*npsn == 1 && !qp->resp.reads_queued && resp_read_inline(qp, r))
 		return 0;
-	WRITE_ONCE(qp->reads_queued, true);
+	WRITE_ONCE(qp->resp.reads_queued, true);
 	sroce_sched_queue(qp);
 	return 0;
 }
@@ -570,11 +570,11 @@ static u64 *resp_map_target(struct sroce_qp *qp, struct sroce_rkey_target *t,
 /* Remembers an atomic or ATOMIC WRITE at @psn, for its duplicates. */
 static struct roce_rd_res *resp_add_atomic(struct sroce_qp *qp, u8 kind, u32 psn)
 {
-	struct roce_rd_res *r = roce_rd_add(&qp->rd_res);
+	struct roce_rd_res *r = roce_rd_add(&qp->resp.rd_res);
 
 	r->kind = kind;
 	r->first_psn = r->last_psn = psn;
-	qp->msn++;
+	qp->resp.msn++;
 	return r;
 }
 
@@ -589,7 +589,7 @@ static u8 resp_atomic(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 
 	if (!(qp->access & IB_ACCESS_REMOTE_ATOMIC))
 		return ROCE_NAK_REM_ACCESS_ERR;
-	if (!roce_rd_make_room(&qp->rd_res, qp->max_dest_rd_atomic))
+	if (!roce_rd_make_room(&qp->resp.rd_res, qp->max_dest_rd_atomic))
 		return ROCE_NAK_INVALID_REQ;	/* peer broke its limit */
 
 	rcu_read_lock();
@@ -647,7 +647,7 @@ static u8 resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
 		return ROCE_NAK_REM_ACCESS_ERR;
 	if (pkt->payload_len != ROCE_ATOMIC_LEN || pkt->bth.padcnt)
 		return ROCE_NAK_INVALID_REQ;
-	if (!roce_rd_make_room(&qp->rd_res, qp->max_dest_rd_atomic))
+	if (!roce_rd_make_room(&qp->resp.rd_res, qp->max_dest_rd_atomic))
 		return ROCE_NAK_INVALID_REQ;	/* peer broke its limit */
 	if (skb_copy_bits(skb, pkt->payload_off, &val, sizeof(val)))
 		return ROCE_NAK_INVALID_REQ;	/* parse said 8 bytes: cannot happen */
@@ -715,7 +715,7 @@ static u8 resp_flush(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 		return roce_access_nak(v);
 
 	smp_mb();	/* the earlier writes, before the answer says so */
-	qp->msn++;
+	qp->resp.msn++;
 	resp_empty_read_resp(qp, pkt->bth.psn);
 	return 0;
 }
@@ -738,10 +738,10 @@ static void resp_duplicate(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	       (flags & ROCE_OPF_ATOMIC) ? ROCE_RD_ATOMIC :
 	       (flags & ROCE_OPF_ATOMIC_WRITE) ? ROCE_RD_ATOMIC_WRITE : 0;
 	if (!kind) {
-		resp_ack(qp, psn_sub(qp->seq.epsn, 1));
+		resp_ack(qp, psn_sub(qp->resp.seq.epsn, 1));
 		return;
 	}
-	r = roce_rd_find(&qp->rd_res, psn);
+	r = roce_rd_find(&qp->resp.rd_res, psn);
 	/*
 	 * Forgotten, or a request of another kind than the one accepted at
 	 * that PSN: nothing safe to answer; the requester will retry or fail.
@@ -760,7 +760,7 @@ static void resp_duplicate(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 		return;
 	}
 	roce_rd_restart_read(r, psn, qp->mtu);
-	WRITE_ONCE(qp->reads_queued, true);
+	WRITE_ONCE(qp->resp.reads_queued, true);
 	sroce_sched_queue(qp);
 }
 
@@ -771,10 +771,10 @@ static void resp_duplicate(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
  */
 static u8 resp_xrc_target(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 {
-	qp->xrc_srq = sroce_xrc_srq_lookup(qp, pkt->xrc_srqn);
-	if (!qp->xrc_srq ||
-	    (qp->have_rwqe && qp->xrc_srq->srq_num != qp->xrc_srqn)) {
-		qp->xrc_srq = NULL;
+	qp->resp.xrc_srq = sroce_xrc_srq_lookup(qp, pkt->xrc_srqn);
+	if (!qp->resp.xrc_srq ||
+	    (qp->resp.have_rwqe && qp->resp.xrc_srq->srq_num != qp->resp.xrc_srqn)) {
+		qp->resp.xrc_srq = NULL;
 		sroce_count(qp->sdev, SROCE_CNT_XRC_BAD_SRQ, 1);
 		return ROCE_NAK_INVALID_REQ;
 	}
@@ -784,7 +784,7 @@ static u8 resp_xrc_target(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 /* UC: the message in progress is lost; drop until the next FIRST. */
 static void resp_uc_drop(struct sroce_qp *qp, u32 psn)
 {
-	roce_resp_uc_lost(&qp->seq, psn);
+	roce_resp_uc_lost(&qp->resp.seq, psn);
 	sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
 }
 
@@ -797,14 +797,14 @@ static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
 	u32 npsn = 1;
 	u8 res;
 
-	switch (roce_resp_admit(&qp->seq, rc, psn, flags)) {
+	switch (roce_resp_admit(&qp->resp.seq, rc, psn, flags)) {
 	case ROCE_RESP_EXECUTE:
 		break;
 	case ROCE_RESP_DUPLICATE:
 		resp_duplicate(qp, pkt);
 		return;
 	case ROCE_RESP_NAK_PSN:
-		resp_nak(qp, qp->seq.epsn, ROCE_NAK_PSN_SEQ_ERR);
+		resp_nak(qp, qp->resp.seq.epsn, ROCE_NAK_PSN_SEQ_ERR);
 		return;
 	case ROCE_RESP_DROP:
 		sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
@@ -869,7 +869,7 @@ static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
 		resp_fatal(qp, psn, res, rc);
 		return;
 	}
-	roce_resp_done(&qp->seq, flags, npsn);
+	roce_resp_done(&qp->resp.seq, flags, npsn);
 	if (rc && pkt->bth.ackreq &&
 	    !(flags & (ROCE_OPF_READ_REQ | ROCE_OPF_ATOMIC |
 		       ROCE_OPF_ATOMIC_WRITE | ROCE_OPF_FLUSH)))
@@ -883,24 +883,24 @@ static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
  */
 void sroce_resp_flush_rwqe(struct sroce_qp *qp)
 {
-	spin_lock_bh(&qp->resp_lock);
-	if (qp->have_rwqe) {
-		qp->have_rwqe = false;
+	spin_lock_bh(&qp->resp.lock);
+	if (qp->resp.have_rwqe) {
+		qp->resp.have_rwqe = false;
 		if (!qp->xrcd) {
-			sroce_flush_recv(qp, qp->rcq, qp->rwqe.wr_id);
+			sroce_flush_recv(qp, qp->rcq, qp->resp.rwqe.wr_id);
 		} else {
 			/* To the CQ of the XRC SRQ it came from, if that
 			 * still exists (nobody waits for it otherwise).
 			 */
 			rcu_read_lock();
-			qp->xrc_srq = sroce_xrc_srq_lookup(qp, qp->xrc_srqn);
-			if (qp->xrc_srq)
-				sroce_flush_recv(qp, resp_cq(qp), qp->rwqe.wr_id);
-			qp->xrc_srq = NULL;
+			qp->resp.xrc_srq = sroce_xrc_srq_lookup(qp, qp->resp.xrc_srqn);
+			if (qp->resp.xrc_srq)
+				sroce_flush_recv(qp, resp_cq(qp), qp->resp.rwqe.wr_id);
+			qp->resp.xrc_srq = NULL;
 			rcu_read_unlock();
 		}
 	}
-	spin_unlock_bh(&qp->resp_lock);
+	spin_unlock_bh(&qp->resp.lock);
 }
 
 void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb,
@@ -908,30 +908,30 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 {
 	enum ib_qp_state state;
 
-	spin_lock_bh(&qp->resp_lock);
-	/* Under resp_lock: once the flush took the lock after the QP failed
+	spin_lock_bh(&qp->resp.lock);
+	/* Under resp.lock: once the flush took the lock after the QP failed
 	 * (sroce_resp_flush_rwqe), no receive WQE can be taken any more.
 	 */
 	state = READ_ONCE(qp->state);
 	if (state < IB_QPS_RTR || state == IB_QPS_ERR) {
-		spin_unlock_bh(&qp->resp_lock);
+		spin_unlock_bh(&qp->resp.lock);
 		sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
 		return;
 	}
 	if (qp->ib.qp_type == IB_QPT_UD || qp->ib.qp_type == IB_QPT_GSI) {
 		resp_ud(qp, skb, pkt);
 	} else {
-		rcu_read_lock();	/* as long as qp->xrc_srq is set */
+		rcu_read_lock();	/* as long as qp->resp.xrc_srq is set */
 		resp_rc_uc(qp, skb, pkt);
-		qp->xrc_srq = NULL;
+		qp->resp.xrc_srq = NULL;
 		rcu_read_unlock();
 	}
-	spin_unlock_bh(&qp->resp_lock);
+	spin_unlock_bh(&qp->resp.lock);
 }
 
 /* ---- READ responses, from the send work ----------------------------------- */
 
-/* Sends the next packet of READ @r.  Caller holds resp_lock. */
+/* Sends the next packet of READ @r.  Caller holds resp.lock. */
 static void send_read_packet(struct sroce_qp *qp, struct roce_rd_res *r)
 {
 	u32 len = min_t(u32, qp->mtu, r->length - r->sent);
@@ -958,7 +958,7 @@ static void send_read_packet(struct sroce_qp *qp, struct roce_rd_res *r)
 	pi.bth.psn = r->next_psn;
 	pi.bth.padcnt = pad;
 	pi.aeth.syndrome = roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID);
-	pi.aeth.msn = qp->msn & ROCE_QPN_MASK;
+	pi.aeth.msn = qp->resp.msn & ROCE_QPN_MASK;
 
 	rcu_read_lock();
 	mr = NULL;
@@ -1021,22 +1021,22 @@ bool sroce_resp_send_reads(struct sroce_qp *qp, int *budget)
 	bool did = false;
 
 	/* Every engine run passes here: without a READ queued it must not
-	 * take resp_lock, which the receive softirq on another CPU holds
+	 * take resp.lock, which the receive softirq on another CPU holds
 	 * while it handles this QP's requests (a ping-pong spun on it).
-	 * The hint is set under resp_lock before the work is scheduled.
+	 * The hint is set under resp.lock before the work is scheduled.
 	 */
-	if (!sroce_qp_reliable(qp) || !READ_ONCE(qp->reads_queued))
+	if (!sroce_qp_reliable(qp) || !READ_ONCE(qp->resp.reads_queued))
 		return false;
-	spin_lock_bh(&qp->resp_lock);
-	while (*budget > 0 && !qp->sched.tx_backoff && (r = roce_rd_next_read(&qp->rd_res)) &&
+	spin_lock_bh(&qp->resp.lock);
+	while (*budget > 0 && !qp->sched.tx_backoff && (r = roce_rd_next_read(&qp->resp.rd_res)) &&
 	       sroce_cc_may_send(qp)) {
 		send_read_packet(qp, r);
 		(*budget)--;
 		did = true;
 	}
-	if (!roce_rd_next_read(&qp->rd_res))
-		WRITE_ONCE(qp->reads_queued, false);
+	if (!roce_rd_next_read(&qp->resp.rd_res))
+		WRITE_ONCE(qp->resp.reads_queued, false);
 	/* Responses still to send: what comes back is received elsewhere. */
-	sroce_spin_unlock_bh_sent(&qp->resp_lock, READ_ONCE(qp->reads_queued));
+	sroce_spin_unlock_bh_sent(&qp->resp.lock, READ_ONCE(qp->resp.reads_queued));
 	return did;
 }

@@ -3,7 +3,7 @@
  * Receive steering: the second CPU for a host that talks to itself.
  *
  * veth and loopback hand a packet to the receive softirq of the CPU that
- * sent it, and a send engine's softirqs run when it drops sq_lock.  So
+ * sent it, and a send engine's softirqs run when it drops req.lock.  So
  * between two devices of one host (containers over veth, a device talking
  * to itself) one CPU alternates between the requester's transmit (ICRC
  * over the payload) and the responder's receive (ICRC check, copy into

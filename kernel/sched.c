@@ -58,7 +58,7 @@ void sroce_sched_queue(struct sroce_qp *qp)
 static bool sched_quiet(const struct sroce_qp *qp)
 {
 	return !sroce_qp_reliable(qp) ||
-	       READ_ONCE(qp->comp_psn) == READ_ONCE(qp->req_psn);
+	       READ_ONCE(qp->req.comp_psn) == READ_ONCE(qp->req.psn);
 }
 
 /* Packets a run of the engine may send before it lets others run. */
@@ -263,10 +263,10 @@ bool sroce_retrans_pending(const struct sroce_qp *qp)
 	return timer_pending(&qp->sched.retrans_timer);
 }
 
-/* Caller holds sq_lock: rnr_wait is the completer's. */
+/* Caller holds req.lock: rnr_wait is the completer's. */
 void sroce_sched_rnr_wait(struct sroce_qp *qp, u64 ns)
 {
-	qp->rnr_wait = true;
+	qp->req.rnr_wait = true;
 	sroce_retrans_stop(qp);
 	if (!sched_dying(qp))
 		hrtimer_start(&qp->sched.rnr_timer, ns_to_ktime(ns),

@@ -43,7 +43,7 @@ struct sroce_sched {
 	/* ... and its thread's alone */
 	bool poll_again;		/* its last run stopped at the budget */
 
-	/* Local backpressure: the engine's, under sq_lock or the send right */
+	/* Local backpressure: the engine's, under req.lock or the send right */
 	bool tx_backoff;		/* the stack refused a packet: wait */
 	u64 tx_paused_since;		/* ns of the first refusal; 0: none */
 	u32 tx_backoff_ns;		/* current wait between tries */
@@ -102,7 +102,7 @@ bool sroce_sched_run_polled(struct sroce_qp *qp);
 /* Doorbell policy of user send queues and their poller (doorbell.c). */
 int sroce_sqpoll_init(void);
 void sroce_sqpoll_exit(void);
-/* Caller holds sq_lock. */
+/* Caller holds req.lock. */
 bool sroce_sq_may_sleep(struct sroce_qp *qp);
 bool sroce_sq_needs_run(struct sroce_qp *qp);
 
