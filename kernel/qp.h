@@ -99,7 +99,6 @@ struct sroce_qp_req {
 	u32 psn;			/* next PSN to send */
 	u32 sent_end;			/* one past the highest PSN ever sent */
 	u32 rd_atomic_outstanding;
-	bool fenced;
 	unsigned long need_retransmit;	/* bit 0: rewind to comp_psn */
 
 	/* completer */
@@ -118,8 +117,10 @@ struct sroce_qp_req {
  * @lock is taken by the receive path in softirq (sroce_resp_recv); by
  * the send engine, in whichever context runs it, to send READ responses
  * (sroce_resp_send_reads) and to flush the receive WQE of a failed QP
- * (sroce_resp_flush_rwqe); and by verbs in process context: modify_qp,
- * inside req.lock, and RESET (qp.c).  Always with bottom halves off.
+ * (sroce_resp_flush_rwqe); by ackq.c's tasklet to send an ACK it held
+ * back (sroce_resp_ack_flush); and by verbs in process context:
+ * modify_qp, inside req.lock, and RESET (qp.c).  Always with bottom
+ * halves off.
  */
 struct sroce_qp_resp {
 	spinlock_t lock;
