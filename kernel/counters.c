@@ -72,6 +72,20 @@ struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ib, u32 port)
 					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
 }
 
+/*
+ * The sum over every CPU.  A CPU adding meanwhile is counted or not; a
+ * u64 is read whole on the 64-bit machines sroce builds for.
+ */
+u64 sroce_counter_read(struct sroce_dev *sdev, enum sroce_counter c)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(sdev->counters, cpu)->v[c]);
+	return sum;
+}
+
 int sroce_get_hw_stats(struct ib_device *ib, struct rdma_hw_stats *stats,
 		       u32 port, int index)
 {
@@ -79,6 +93,6 @@ int sroce_get_hw_stats(struct ib_device *ib, struct rdma_hw_stats *stats,
 	int i;
 
 	for (i = 0; i < SROCE_CNT_NUM; i++)
-		stats->value[i] = atomic64_read(&sdev->counters[i]);
+		stats->value[i] = sroce_counter_read(sdev, i);
 	return SROCE_CNT_NUM;
 }

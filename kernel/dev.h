@@ -72,7 +72,10 @@
 #define SROCE_ACCESS_FLUSH	(SROCE_ACCESS_FLUSH_GLOBAL | SROCE_ACCESS_FLUSH_PERSISTENT)
 
 /* ------------------------------------------------------------------------
- * Counters: one enum, one name table (counters.c), per-device atomics.
+ * Counters: one enum, one name table (counters.c), per device and per
+ * CPU.  Every packet bumps several, from whichever CPU sends or receives
+ * it: one shared set of atomics would bounce its cache lines between
+ * the CPUs on every packet.  Readers add the CPUs up.
  */
 enum sroce_counter {
 	SROCE_CNT_TX_PACKETS,
@@ -127,6 +130,10 @@ enum sroce_counter {
 
 struct sroce_net;
 
+struct sroce_counters {
+	u64 v[SROCE_CNT_NUM];
+};
+
 struct sroce_dev {
 	struct ib_device ib;		/* must stay first: ib_alloc_device */
 	struct net_device *ndev;	/* held by ib_core via ib_device_set_netdev */
@@ -144,7 +151,7 @@ struct sroce_dev {
 	u32 next_srq;
 	atomic_t num_cq, num_pd, num_qp, num_mr, num_mw;	/* against the limits */
 
-	atomic64_t counters[SROCE_CNT_NUM];
+	struct sroce_counters __percpu *counters;
 	struct sroce_cc_dev cc;
 	struct sroce_fault_dev fault;
 	struct sroce_rx_steer __percpu *rx_steer;	/* rxsteer.c; may be NULL */
@@ -168,8 +175,9 @@ static inline struct sroce_dev *to_sdev(struct ib_device *ib)
 static inline void sroce_count(struct sroce_dev *sdev, enum sroce_counter c,
 			       u64 n)
 {
-	atomic64_add(n, &sdev->counters[c]);
+	this_cpu_add(sdev->counters->v[c], n);
 }
+u64 sroce_counter_read(struct sroce_dev *sdev, enum sroce_counter c);
 
 struct sroce_ucontext {
 	struct ib_ucontext ib;

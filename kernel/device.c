@@ -231,6 +231,12 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	sdev = ib_alloc_device(sroce_dev, ib);
 	if (!sdev)
 		return -ENOMEM;
+	/* Before ib_set_device_ops: freeing sdev now runs no dealloc_driver. */
+	sdev->counters = alloc_percpu(struct sroce_counters);
+	if (!sdev->counters) {
+		ib_dealloc_device(&sdev->ib);
+		return -ENOMEM;
+	}
 	sdev->ndev = ndev;
 	/* Before anything can find the device: from here on only the netdev
 	 * notifier (under RTNL) writes it.
@@ -302,6 +308,8 @@ void sroce_dealloc_driver(struct ib_device *ib)
 	mutex_lock(&sroce_devices_lock);
 	list_del(&sdev->node);
 	mutex_unlock(&sroce_devices_lock);
+	/* Detached and unregistered: nothing counts or reads any more. */
+	free_percpu(sdev->counters);
 }
 
 enum ib_port_state sroce_port_state(struct sroce_dev *sdev)

@@ -12,7 +12,7 @@
 
 static void pma_counts(struct sroce_dev *sdev, struct roce_pma_counts *c)
 {
-#define v(cnt) ((u64)atomic64_read(&sdev->counters[cnt]))
+#define v(cnt) sroce_counter_read(sdev, cnt)
 	*c = (struct roce_pma_counts) {
 		.xmit_bytes = v(SROCE_CNT_TX_BYTES),
 		.rcv_bytes = v(SROCE_CNT_RX_BYTES),
