@@ -8,6 +8,7 @@ void roce_resp_seq_init(struct roce_resp_seq *s, u32 epsn)
 	s->msg = ROCE_MSG_NONE;
 	s->nak_pending = false;
 	s->uc_drop = false;
+	s->renak_in = 0;
 }
 
 static enum roce_resp_verdict rc_admit(struct roce_resp_seq *s, u32 psn,
@@ -17,9 +18,10 @@ static enum roce_resp_verdict rc_admit(struct roce_resp_seq *s, u32 psn,
 	case ROCE_PSN_DUPLICATE:
 		return ROCE_RESP_DUPLICATE;
 	case ROCE_PSN_OUT_OF_ORDER:
-		if (s->nak_pending)
+		if (s->nak_pending && (!s->renak_in || --s->renak_in))
 			return ROCE_RESP_DROP;
 		s->nak_pending = true;
+		s->renak_in = ROCE_RESP_RENAK_DROPS;
 		return ROCE_RESP_NAK_PSN;
 	case ROCE_PSN_EXPECTED:
 		break;
@@ -72,8 +74,10 @@ void roce_resp_rnr(struct roce_resp_seq *s)
 	 * Not a sequence NAK for what follows: each one would cost the
 	 * requester a transport retry per RNR wait, so a receiver that is
 	 * merely slow would fail a QP whose RNR retries are infinite.
+	 * Nor later: the requester waits out the RNR timer, then resends.
 	 */
 	s->nak_pending = true;
+	s->renak_in = 0;
 }
 
 void roce_resp_uc_lost(struct roce_resp_seq *s, u32 psn)

@@ -6,9 +6,10 @@
  * module and the host tests and fuzzers run the same decision.
  *
  * RC: ePSN is executed; the 2^23 PSNs behind it are duplicates, answered
- * again; anything ahead is a gap, NAKed once (PSN sequence error) and
- * otherwise dropped until ePSN comes; an opcode out of sequence at ePSN
- * is an Invalid Request that fails the QP.
+ * again; anything ahead is a gap, NAKed (PSN sequence error) and
+ * otherwise dropped until ePSN comes, NAKed again only after
+ * ROCE_RESP_RENAK_DROPS drops; an opcode out of sequence at ePSN is an
+ * Invalid Request that fails the QP.
  * UC: nothing is resent, so a gap or a broken sequence loses the message
  * in progress, and the responder drops until the next FIRST or ONLY,
  * which starts over wherever its PSN is.
@@ -21,12 +22,29 @@
 
 ROCE_EXTERN_C_BEGIN
 
+/*
+ * RC: a gap already NAKed is NAKed again once this many more requests
+ * ahead of ePSN were dropped.  The NAK brings ePSN again, followed by
+ * everything after it (go-back-N).  If that retransmission is lost too,
+ * we drop what follows it silently, and without another NAK only the
+ * requester's local ACK timeout ends the wait: tens of milliseconds at
+ * the timeouts applications set (perftest's 14: 67 ms), the larger part
+ * of what a 1% loss cost before this rule.  A requester keeps at most its
+ * window unacknowledged, so fewer than a window's worth arrive behind
+ * the first NAK before the retransmission does; sroce's window is 128
+ * PSNs.  A requester with a wider window may get a second NAK it did not
+ * need and resend from ePSN once more: bandwidth, not correctness.
+ */
+#define ROCE_RESP_RENAK_DROPS 128
+
 struct roce_resp_seq {
 	u32 epsn;		/* the PSN the next request must carry */
 	u8 msg;			/* enum roce_msg_in_progress */
 	bool nak_pending;	/* RC: a NAK for ePSN (sequence or RNR) went
 				 * out; drop what is ahead until ePSN comes */
 	bool uc_drop;		/* UC: dropping up to the next FIRST */
+	u32 renak_in;		/* RC: drops left before the sequence NAK is
+				 * sent again; 0: never (after an RNR NAK) */
 };
 
 enum roce_resp_verdict {

@@ -17,7 +17,9 @@
  *
  * The oracle is the rule each verdict must follow: only ePSN executes on
  * RC, and only in sequence; duplicates lie behind ePSN and gaps ahead of
- * it, and neither moves anything; one NAK per gap (an RNR NAK counts);
+ * it, and neither moves anything; one NAK per gap (an RNR NAK counts),
+ * repeated only after ROCE_RESP_RENAK_DROPS - 1 drops and never behind
+ * an RNR NAK;
  * UC never NAKs, answers no duplicates, and executes out of order only a
  * FIRST.
  */
@@ -42,7 +44,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
 	struct roce_resp_seq s;
-	bool rc, rnr, naked = false;
+	bool rc, rnr, naked = false, naked_rnr = false;
+	u32 drops = 0;		/* since the last NAK */
 	size_t at = 4;
 
 	if (size < 4)
@@ -97,10 +100,19 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 				CHECK(psn_before(psn, b.epsn));
 				break;
 			case ROCE_RESP_NAK_PSN:
-				CHECK(!naked);
+				/* Again only after ROCE_RESP_RENAK_DROPS - 1
+				 * drops, and never behind an RNR NAK.
+				 */
+				CHECK(!naked || (!naked_rnr &&
+						 drops == ROCE_RESP_RENAK_DROPS - 1));
 				naked = true;
-				/* fall through */
+				naked_rnr = false;
+				drops = 0;
+				CHECK(psn_after(psn, b.epsn));
+				break;
 			case ROCE_RESP_DROP:
+				CHECK(naked);
+				drops++;
 				CHECK(psn_after(psn, b.epsn));
 				break;
 			case ROCE_RESP_INVALID:
@@ -112,8 +124,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			}
 			if (v != ROCE_RESP_EXECUTE)
 				CHECK(s.epsn == b.epsn && s.msg == b.msg);
-			if (psn == b.epsn)
-				naked = rnr;	/* an RNR NAK quiets the gap too */
+			if (psn == b.epsn) {
+				naked = naked_rnr = rnr;	/* an RNR NAK quiets the gap too */
+				drops = 0;
+			}
 			if (v == ROCE_RESP_INVALID || (v == ROCE_RESP_EXECUTE && how & 4)) {
 				/* The QP fails; the consumer brings it back. */
 				roce_resp_seq_init(&s, psn_add(psn, 1000));

@@ -73,6 +73,37 @@ TEST(RespSeq, RcGapIsNakedOnceThenDroppedUntilEpsnComes)
 	EXPECT_EQ(r.rx(kSendOnly, 21), ROCE_RESP_DROP);
 }
 
+// The retransmission a NAK asked for can be lost too, and then the
+// requester's go-back-N resends everything behind it.  Dropping that in
+// silence left only the local ACK timeout; a window's worth of drops
+// (more than a requester keeps unacknowledged) brings the NAK again.
+TEST(RespSeq, RcGapIsNakedAgainAfterAWindowOfDrops)
+{
+	Responder r(true, 10);
+	u32 psn = 11;
+
+	ASSERT_EQ(r.rx(kWriteOnly, psn++), ROCE_RESP_NAK_PSN);
+	for (u32 i = 0; i < ROCE_RESP_RENAK_DROPS - 1; i++)
+		ASSERT_EQ(r.rx(kWriteOnly, psn++), ROCE_RESP_DROP) << i;
+	EXPECT_EQ(r.rx(kWriteOnly, psn++), ROCE_RESP_NAK_PSN);
+	EXPECT_EQ(r.rx(kWriteOnly, psn++), ROCE_RESP_DROP);
+	EXPECT_EQ(r.seq.epsn, 10u);
+	EXPECT_EQ(r.rx(kWriteOnly, 10), ROCE_RESP_EXECUTE);
+}
+
+// Behind an RNR NAK the requester waits out the RNR timer before it
+// resends: however much arrives meanwhile, no sequence NAK cuts that short.
+TEST(RespSeq, RcNoSequenceNakBehindAnRnrNak)
+{
+	Responder r(true, 10);
+
+	ASSERT_EQ(roce_resp_admit(&r.seq, true, 10, flags_of(kSendOnly)),
+		  ROCE_RESP_EXECUTE);
+	roce_resp_rnr(&r.seq);
+	for (u32 i = 0; i < 3 * ROCE_RESP_RENAK_DROPS; i++)
+		ASSERT_EQ(r.rx(kSendOnly, 11 + i % 100), ROCE_RESP_DROP) << i;
+}
+
 // A receiver not ready: the RNR NAK names ePSN, and the requests already
 // in flight behind it are dropped quietly.  A sequence NAK for them would
 // make the requester spend a transport retry on every RNR wait, and a slow
@@ -264,6 +295,7 @@ void random_run(bool rc, unsigned seed)
 	std::mt19937 rng(seed);
 	Responder r(rc, ROCE_PSN_MASK - 1000);
 	bool naked_since_epsn = false;
+	u32 drops_since_nak = 0;
 
 	for (int i = 0; i < 50000; i++) {
 		u8 op = ops[rng() % (rc ? 10 : 8)] + (rc ? 0 : kUc);
@@ -298,15 +330,25 @@ void random_run(bool rc, unsigned seed)
 				ASSERT_TRUE(psn_after(psn, b.epsn));
 			}
 			if (v == ROCE_RESP_NAK_PSN) {
-				ASSERT_FALSE(naked_since_epsn)
-					<< "one NAK per gap";
+				ASSERT_TRUE(!naked_since_epsn ||
+					    drops_since_nak == ROCE_RESP_RENAK_DROPS - 1)
+					<< "one NAK per gap, again only after "
+					   "ROCE_RESP_RENAK_DROPS - 1 drops";
 				naked_since_epsn = true;
+				drops_since_nak = 0;
 			}
-			if (psn == b.epsn)
+			if (v == ROCE_RESP_DROP) {
+				ASSERT_TRUE(naked_since_epsn);
+				drops_since_nak++;
+			}
+			if (psn == b.epsn) {
 				naked_since_epsn = false;
+				drops_since_nak = 0;
+			}
 			if (v == ROCE_RESP_INVALID) {	// the QP would fail
 				roce_resp_seq_init(&r.seq, rng());
 				naked_since_epsn = false;
+				drops_since_nak = 0;
 			}
 		} else {
 			ASSERT_NE(v, ROCE_RESP_DUPLICATE);
