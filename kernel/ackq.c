@@ -47,8 +47,9 @@ static void ackq_run(struct tasklet_struct *t)
 }
 
 /*
- * Notes that @qp acknowledges up to @psn (with @msn): sent when this
- * CPU's receive batch ends.  Caller holds resp.lock, so BH is off.
+ * Queues @qp, whose resp.ack_psn and ack_msn name the ACK it holds back,
+ * for this CPU's tasklet: the ACK leaves when the receive batch ends.
+ * Caller holds resp.lock, so BH is off.
  * False if the QP is being destroyed and cannot be queued: the caller
  * sends the ACK itself.
  */

@@ -500,7 +500,8 @@ struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev, unsigned int len)
 {
 	unsigned int room = LL_RESERVED_SPACE(sdev->ndev) +
 			    sizeof(struct ipv6hdr) + sizeof(struct udphdr);
-	unsigned int size = SKB_DATA_ALIGN(room + len + ROCE_ICRC_LEN) +
+	unsigned int data_len = room + len + ROCE_ICRC_LEN;
+	unsigned int size = SKB_DATA_ALIGN(data_len) +
 			    SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
 	struct sk_buff *skb;
 	void *data;
@@ -526,8 +527,7 @@ struct sk_buff *sroce_skb_alloc(struct sroce_dev *sdev, unsigned int len)
 		}
 		skb->dev = sdev->ndev;
 	} else {
-		skb = __netdev_alloc_skb(sdev->ndev, room + len + ROCE_ICRC_LEN,
-					 GFP_ATOMIC);
+		skb = __netdev_alloc_skb(sdev->ndev, data_len, GFP_ATOMIC);
 		if (!skb)
 			return NULL;
 	}

@@ -95,15 +95,20 @@ static void resp_ack(struct sroce_qp *qp, u32 psn)
 		resp_send_held_ack(qp);
 }
 
+/* Whether the responder takes requests and answers them: RTR and on, not ERR. */
+static bool resp_active(const struct sroce_qp *qp)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+
+	return state >= IB_QPS_RTR && state != IB_QPS_ERR;
+}
+
 /* ackq.c: the receive batch that held @qp's ACK back has ended. */
 void sroce_resp_ack_flush(struct sroce_qp *qp)
 {
-	enum ib_qp_state state;
-
 	spin_lock_bh(&qp->resp.lock);
 	qp->resp.ack_queued = false;
-	state = READ_ONCE(qp->state);
-	if (state < IB_QPS_RTR || state == IB_QPS_ERR)
+	if (!resp_active(qp))
 		qp->resp.ack_pending = false;	/* nobody to answer any more */
 	resp_send_held_ack(qp);
 	spin_unlock_bh(&qp->resp.lock);
@@ -906,14 +911,11 @@ void sroce_resp_flush_rwqe(struct sroce_qp *qp)
 void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		     const struct roce_pkt_info *pkt)
 {
-	enum ib_qp_state state;
-
 	spin_lock_bh(&qp->resp.lock);
 	/* Under resp.lock: once the flush took the lock after the QP failed
 	 * (sroce_resp_flush_rwqe), no receive WQE can be taken any more.
 	 */
-	state = READ_ONCE(qp->state);
-	if (state < IB_QPS_RTR || state == IB_QPS_ERR) {
+	if (!resp_active(qp)) {
 		spin_unlock_bh(&qp->resp.lock);
 		sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
 		return;
