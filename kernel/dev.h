@@ -20,6 +20,7 @@
 
 #include "cc.h"
 #include "fault.h"
+#include "sqmark.h"
 
 #define SROCE_PORT 1			/* the one port of every sroce device */
 
@@ -181,7 +182,13 @@ u64 sroce_counter_read(struct sroce_dev *sdev, enum sroce_counter c);
 
 struct sroce_ucontext {
 	struct ib_ucontext ib;
+	struct sroce_sq_marks sq_marks;
 };
+
+static inline struct sroce_ucontext *to_suctx(struct ib_ucontext *uctx)
+{
+	return container_of(uctx, struct sroce_ucontext, ib);
+}
 
 struct sroce_pd {
 	struct ib_pd ib;

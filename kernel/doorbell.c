@@ -3,7 +3,8 @@
  * When the send engine of a user QP may sleep, and when it must ask the
  * process for a doorbell (the NEED_DOORBELL flag in the shared SQ ring).
  *
- * The provider makes a doorbell syscall only when it sees that flag.  On
+ * The provider makes a doorbell syscall only when it sees that flag, or
+ * SROCE_SQ_MARKED while the poller below does not watch.  On
  * a path with any delay, ACKs keep the engine busy and pick up new WQEs,
  * so a stream rings almost never.  On a path with none (loopback, veth)
  * the whole round trip finishes inside the doorbell and the engine is
@@ -11,15 +12,18 @@
  *
  * The help is the send-queue poller, one kernel thread for the module,
  * as io_uring's SQPOLL thread takes submissions: an engine going idle
- * hands its QP over instead of asking for a doorbell, and the thread
- * watches the QP's producer index for sq_poll_idle_us after its last
- * work, running the engine itself when a WQE appears.  It uses a CPU the
+ * asks for a mark instead of a doorbell (SROCE_SQ_MARKED), and the thread
+ * watches its context's mark page (sqmark.c) for sq_poll_idle_us after
+ * the context's last work, running the engine of each QP marked.  One bit
+ * per QP lets it watch every QP of a process: when it looked at each
+ * QP's producer index in turn it could watch 128, and with thousands a
+ * WQE waited longer for it than for a doorbell.  It uses a CPU the
  * process leaves idle (a CPU that halted through about half of every
  * WRITE run before, docs/bench/profile.md); it never competes for one:
  * the moment another task wants its CPU (need_resched(), or a second
  * runnable task, as vhost's and KVM's busy polling check) it gives every
- * QP back (NEED_DOORBELL, then one more look at the ring) and sleeps,
- * taking no QPs for a while if it keeps finding its CPU taken
+ * context back (clears `watching`, then takes the marks once more) and
+ * sleeps, taking none for a while if it keeps finding its CPU taken
  * (sqpoll_back_off), so two busy-polling processes on two CPUs (a
  * latency test) keep their doorbells and lose no time to it.  With
  * nothing to watch it sleeps: an idle device costs no CPU.
@@ -37,26 +41,21 @@
 static unsigned int sq_poll_idle_us = 2000;
 module_param(sq_poll_idle_us, uint, 0644);
 MODULE_PARM_DESC(sq_poll_idle_us,
-		 "how long the send-queue poller watches an idle user QP before the process must ring again (us, rounded up to jiffies; 0: no poller)");
+		 "how long the send-queue poller watches a process whose QPs went idle before it must ring again (us, rounded up to jiffies; 0: no poller)");
 
 /* At most this many jiffies without handovers after it gave way. */
 #define SQPOLL_BACKOFF_MAX	8
-/* QPs looked at per hold of the lock: bounds the bottom-half-off time. */
+/* Engine runs per look: bounds the bottom-half-off time of a look. */
 #define SQPOLL_BATCH		32
-/*
- * QPs watched at most: one thread looks at each in turn, so a WQE waits
- * longer for it the more there are (with thousands, longer than a
- * doorbell takes: 8192 QPs streamed at 0.38x the rate of 8 with every
- * idle QP watched, 0.60x with doorbells).  More ring.
- */
-#define SQPOLL_MAX_QPS		128
 
 static struct {
-	spinlock_t lock;		/* all of this, and each QP's sched.poll_node */
-	struct list_head qps;		/* watched, least recently looked at first */
-	unsigned int nr_qps;		/* on qps */
+	spinlock_t lock;		/* all of this, and each context's
+					 * sq_marks poller fields */
+	struct list_head ctxs;		/* watched mark pages, least recently
+					 * looked at first */
+	unsigned int nr_ctxs;		/* on ctxs */
 	bool active;			/* the thread runs and watches: processes
-					 * whose QPs it has need not ring */
+					 * whose contexts it has need not ring */
 	unsigned long quiet_until;	/* jiffies: no handovers before */
 	struct task_struct *task;
 	/* The thread's own */
@@ -72,9 +71,8 @@ static bool sq_ring_has_new(struct sroce_qp *qp)
 
 /*
  * Sets the SQ's notify word, then looks once more, so a WQE posted in
- * between either rang or is seen: with NEED_DOORBELL the process rings
- * from now on; with 0 the poller's next look finds it.  True if one was
- * seen.
+ * between either is seen or rings (or marks, with SROCE_SQ_MARKED).  True
+ * if one was seen.
  */
 static bool sq_set_notify(struct sroce_qp *qp, u32 notify)
 {
@@ -89,115 +87,130 @@ static unsigned long sqpoll_idle_jiffies(void)
 	return usecs_to_jiffies(READ_ONCE(sq_poll_idle_us)) + 1;
 }
 
-/*
- * The engine of @qp is going idle: the poller watches its ring.  True if
- * the poller is running and takes over from the doorbell; false if the
- * process must still ring (the poller, woken here, takes the QP over
- * when it gets a CPU: until then a WQE does not wait for it).  Caller
- * holds req.lock.
- */
-static bool sqpoll_watch(struct sroce_qp *qp)
+/* Marks of @m count from now on: its processes stop ringing.  Lock held. */
+static void sqpoll_start_watching(struct sroce_sq_marks *m)
 {
-	struct sroce_sched *s = &qp->sched;
-	bool taken;
+	if (m->watching)
+		return;
+	WRITE_ONCE(m->watching, true);
+	WRITE_ONCE(m->page->watching, 1);
+}
 
-	if (!READ_ONCE(sq_poll_idle_us) ||
+/*
+ * An engine of @m's context is going idle, its QP marked: the poller
+ * watches the context's marks.  If it sleeps it is woken, and takes the
+ * context over when it gets a CPU: until then the process rings.
+ */
+static void sqpoll_watch(struct sroce_sq_marks *m)
+{
+	bool active;
+
+	/* Watched already: the poller's next look takes the mark, and keeps
+	 * the context while it finds some.  Spares the lock on every idle
+	 * engine of a busy process.
+	 */
+	if (READ_ONCE(m->watching) ||
 	    time_before(jiffies, READ_ONCE(sqpoll.quiet_until)))
-		return false;
+		return;
 	spin_lock_bh(&sqpoll.lock);
-	if (list_empty(&s->poll_node)) {
-		/* The list's reference: destroy waits until we let go.  The
-		 * handle lives as long as the QP, whose engine is running.
-		 */
-		if (sqpoll.nr_qps >= SQPOLL_MAX_QPS ||
-		    !sroce_qp_get_handle(qp->handle)) {
-			spin_unlock_bh(&sqpoll.lock);
-			return false;
-		}
-		list_add_tail(&s->poll_node, &sqpoll.qps);
-		sqpoll.nr_qps++;
+	if (list_empty(&m->poll_node)) {
+		list_add_tail(&m->poll_node, &sqpoll.ctxs);
+		sqpoll.nr_ctxs++;
 	}
-	s->poll_until = jiffies + sqpoll_idle_jiffies();
-	taken = sqpoll.active;
-	if (taken)	/* a give-way racing with this run may have asked */
-		WRITE_ONCE(qp->sq.ctrl->notify, 0);
+	m->poll_until = jiffies + sqpoll_idle_jiffies();
+	active = sqpoll.active;
+	if (active)
+		sqpoll_start_watching(m);
 	spin_unlock_bh(&sqpoll.lock);
-	if (!taken)
+	if (!active)
 		wake_up_process(sqpoll.task);
-	return taken;
+}
+
+/* Gives a QP marked after the poller let go to its work item. */
+static void sqpoll_hand_back(struct sroce_qp *qp)
+{
+	sroce_sched_queue(qp);
 }
 
 /*
- * The poller lets go of @qp: its process rings again.  Work the poller's
- * last run left over (its budget ran out) shows in no ring index, and no
- * ACK need come for it, so it goes to the work item with any new WQE.
- * Lock held.
+ * The poller lets go of @m: its processes ring again.  A post that saw
+ * `watching` set before it was cleared rang no doorbell, so its mark is
+ * taken here, after the barrier, and its QP goes to the work item.  Lock
+ * held.
  */
-static void sqpoll_unwatch(struct sroce_qp *qp)
+static void sqpoll_unwatch(struct sroce_sq_marks *m)
 {
-	bool again = qp->sched.poll_again;
-
-	list_del_init(&qp->sched.poll_node);
-	sqpoll.nr_qps--;
-	qp->sched.poll_again = false;
-	if (sq_set_notify(qp, SROCE_SQ_NEED_DOORBELL) || again)
-		sroce_sched_queue(qp);
-	sroce_qp_put(qp);
+	if (m->watching) {
+		WRITE_ONCE(m->watching, false);
+		WRITE_ONCE(m->page->watching, 0);
+		smp_mb();	/* pairs with the provider's fence after its mark */
+		sroce_sq_marks_drain(m, sqpoll_hand_back);
+	}
+	list_del_init(&m->poll_node);
+	sqpoll.nr_ctxs--;
 }
 
-/* Stops watching, gives every QP back.  Lock held. */
+/* Stops watching, gives every context back.  Lock held. */
 static void sqpoll_deactivate(void)
 {
 	sqpoll.active = false;
-	while (!list_empty(&sqpoll.qps))
-		sqpoll_unwatch(list_first_entry(&sqpoll.qps, struct sroce_qp,
-						sched.poll_node));
+	while (!list_empty(&sqpoll.ctxs))
+		sqpoll_unwatch(list_first_entry(&sqpoll.ctxs,
+						struct sroce_sq_marks, poll_node));
+}
+
+/* A context is going away (its QPs are gone): the poller forgets it. */
+void sroce_sqpoll_forget(struct sroce_sq_marks *m)
+{
+	spin_lock_bh(&sqpoll.lock);
+	if (!list_empty(&m->poll_node))
+		sqpoll_unwatch(m);
+	spin_unlock_bh(&sqpoll.lock);
 }
 
 /*
- * Looks at up to SQPOLL_BATCH watched QPs, least recently looked at
- * first: takes over the doorbell of those handed over while it slept,
- * lets go of those idle for long enough or no longer sending, and runs
- * the engine of those with work.  True if any had work.  Only this
- * thread removes QPs from the list, so the ones it runs stay on it, with
- * the list's reference, after the lock drops.
+ * Looks at the watched contexts, least recently looked at first, and
+ * takes up to SQPOLL_BATCH marks: starts watching those handed over
+ * while it slept, lets go of those idle for long enough, and runs the
+ * engine of each QP marked.  True if any was.  The marks give references
+ * to the QPs, dropped after their run.
  */
 static bool sqpoll_scan(void)
 {
 	struct sroce_qp *run[SQPOLL_BATCH];
 	unsigned long now = jiffies;
-	int n = 0, seen, i;
+	unsigned int n = 0, seen, todo, i;
 
 	spin_lock_bh(&sqpoll.lock);
 	sqpoll.active = true;
-	for (seen = 0; seen < SQPOLL_BATCH && !list_empty(&sqpoll.qps); seen++) {
-		struct sroce_qp *qp = list_first_entry(&sqpoll.qps,
-						       struct sroce_qp,
-						       sched.poll_node);
-		bool new;
+	todo = sqpoll.nr_ctxs;
+	for (seen = 0; seen < todo && n < SQPOLL_BATCH; seen++) {
+		struct sroce_sq_marks *m = list_first_entry(&sqpoll.ctxs,
+							    struct sroce_sq_marks,
+							    poll_node);
+		unsigned int got;
 
-		if (READ_ONCE(qp->state) != IB_QPS_RTS) {
-			sqpoll_unwatch(qp);	/* destroy waits for this */
+		sqpoll_start_watching(m);
+		got = sroce_sq_marks_take(m, run + n, SQPOLL_BATCH - n);
+		n += got;
+		if (got) {
+			m->poll_until = now + sqpoll_idle_jiffies();
+		} else if (time_after(now, m->poll_until)) {
+			sqpoll_unwatch(m);
 			continue;
 		}
-		if (READ_ONCE(qp->sq.ctrl->notify))
-			new = sq_set_notify(qp, 0);
-		else
-			new = sq_ring_has_new(qp);
-		if (new || qp->sched.poll_again) {
-			qp->sched.poll_until = now + sqpoll_idle_jiffies();
-			run[n++] = qp;
-		} else if (time_after(now, qp->sched.poll_until)) {
-			sqpoll_unwatch(qp);
-			continue;
-		}
-		list_move_tail(&qp->sched.poll_node, &sqpoll.qps);
+		list_move_tail(&m->poll_node, &sqpoll.ctxs);
 	}
 	spin_unlock_bh(&sqpoll.lock);
 	sqpoll.worked |= n > 0;
 	for (i = 0; i < n; i++) {
-		sroce_count(run[i]->sdev, SROCE_CNT_SQ_POLLED, 1);
-		run[i]->sched.poll_again = sroce_sched_run_polled(run[i]);
+		struct sroce_qp *qp = run[i];
+
+		sroce_count(qp->sdev, SROCE_CNT_SQ_POLLED, 1);
+		/* Stopped at its budget: come back to it, as to a mark. */
+		if (sroce_sched_run_polled(qp))
+			sroce_sq_mark_set(qp->sq_marks, qp->sq_mark);
+		sroce_qp_put(qp);
 	}
 	return n > 0;
 }
@@ -232,7 +245,7 @@ static int sqpoll_thread(void *unused)
 		if (!sqpoll_contended()) {
 			if (sqpoll_scan())
 				continue;
-			if (!list_empty(&sqpoll.qps)) {
+			if (!list_empty(&sqpoll.ctxs)) {
 				cpu_relax();
 				continue;
 			}
@@ -264,7 +277,7 @@ int sroce_sqpoll_init(void)
 	struct task_struct *t;
 
 	spin_lock_init(&sqpoll.lock);
-	INIT_LIST_HEAD(&sqpoll.qps);
+	INIT_LIST_HEAD(&sqpoll.ctxs);
 	sqpoll.quiet_until = jiffies;
 	t = kthread_run(sqpoll_thread, NULL, "sroce_sqpoll");
 	if (IS_ERR(t))
@@ -288,6 +301,8 @@ void sroce_sqpoll_exit(void)
  */
 bool sroce_sq_may_sleep(struct sroce_qp *qp)
 {
+	u32 notify = SROCE_SQ_NEED_DOORBELL;
+
 	if (!qp->user || qp->req.cur != qp->req.fetch || qp->req.rnr_wait ||
 	    qp->sched.tx_backoff)
 		return true;
@@ -300,9 +315,11 @@ bool sroce_sq_may_sleep(struct sroce_qp *qp)
 	 */
 	if (sroce_req_window_full(qp))
 		return true;
-	if (sqpoll_watch(qp))
-		return true;
-	if (!sq_set_notify(qp, SROCE_SQ_NEED_DOORBELL))
+	if (qp->sq_mark != SROCE_SQ_NO_MARK && READ_ONCE(sq_poll_idle_us)) {
+		sqpoll_watch(qp->sq_marks);
+		notify = SROCE_SQ_MARKED;
+	}
+	if (!sq_set_notify(qp, notify))
 		return true;
 	WRITE_ONCE(qp->sq.ctrl->notify, 0);
 	return false;

@@ -126,16 +126,20 @@ static int sroce_sq_init(struct sroce_qp *qp, struct ib_qp_init_attr *init,
 	slots = roundup_pow_of_two(max_t(u32, cap->max_send_wr, 1));
 
 	if (udata) {
+		struct sroce_ucontext *uctx = rdma_udata_to_drv_context(udata,
+				struct sroce_ucontext, ib);
 		u32 slot = roundup_pow_of_two(sizeof(struct sroce_send_wqe) +
 					      tail_bytes);
 
 		err = sroce_ring_init(&qp->sq, slots, slot);
 		if (err)
 			return err;
-		err = sroce_ring_export(&qp->sq, &rdma_udata_to_drv_context(udata,
-				struct sroce_ucontext, ib)->ib, &resp->sq);
+		err = sroce_ring_export(&qp->sq, &uctx->ib, &resp->sq);
 		if (err)
 			goto err_ring;
+		qp->sq_marks = &uctx->sq_marks;
+		qp->sq_mark = sroce_sq_mark_get(qp->sq_marks);
+		resp->sq_mark = qp->sq_mark;
 		/* Inline data may fill the whole slot tail. */
 		qp->max_inline = min_t(u32, slot - sizeof(struct sroce_send_wqe),
 				       SROCE_MAX_INLINE);
@@ -155,8 +159,10 @@ static int sroce_sq_init(struct sroce_qp *qp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_ring:
-	if (udata)
+	if (udata) {
+		sroce_sq_mark_put(qp->sq_marks, qp->sq_mark);
 		sroce_ring_free(&qp->sq);
+	}
 	return err;
 }
 
@@ -232,6 +238,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->handle->qp = qp;
 	qp->sdev = sdev;
 	qp->user = !!udata;
+	qp->sq_mark = SROCE_SQ_NO_MARK;
+	resp.sq_mark = SROCE_SQ_NO_MARK;
 	init_completion(&qp->freed);
 	mutex_init(&qp->modify_lock);
 	spin_lock_init(&qp->state_lock);
@@ -297,8 +305,12 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			goto err_qpn;
 	}
 	qp->sched.cpu = cpumask_local_spread(ibqp->qp_num, dev_to_node(&sdev->ib.dev));
-	/* Visible to the receive path only now that it is whole. */
+	/* Visible to the receive path and the poller only now that it is
+	 * whole.
+	 */
 	xa_store_bh(&sdev->qps, ibqp->qp_num, qp->handle, GFP_KERNEL);
+	if (qp->sq_marks)
+		sroce_sq_mark_publish(qp->sq_marks, qp->sq_mark, qp->handle);
 	return 0;
 
 err_qpn:
@@ -310,6 +322,8 @@ err_rq:
 	if (!qp->srq)
 		sroce_rq_free(&qp->rq);
 err_sq:
+	if (qp->sq_marks)
+		sroce_sq_mark_put(qp->sq_marks, qp->sq_mark);
 	if (qp->user)
 		sroce_ring_free(&qp->sq);
 	kvfree(qp->shadow);
@@ -632,6 +646,8 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	/* No new lookups, then wait out the ones in flight. */
 	xa_erase_bh(&sdev->qps, ibqp->qp_num);
+	if (qp->sq_marks)
+		sroce_sq_mark_put(qp->sq_marks, qp->sq_mark);
 	spin_lock_bh(&qp->state_lock);
 	qp->state = IB_QPS_RESET;
 	spin_unlock_bh(&qp->state_lock);

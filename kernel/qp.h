@@ -191,6 +191,8 @@ struct sroce_qp {
 	bool sig_all;
 	struct sroce_cq *scq;
 	struct sroce_ring sq;		/* user: the shared ring; kernel: unused */
+	struct sroce_sq_marks *sq_marks; /* user: its context's mark page */
+	u32 sq_mark;			/* there, or SROCE_SQ_NO_MARK */
 	u32 max_send_sge;
 	u32 max_inline;
 	u8 *shadow;			/* sroce_swqe per slot */

@@ -77,35 +77,52 @@ static void ring_uncharge(struct sroce_mmap_entry *e)
 	mmdrop(e->mm);
 }
 
-/* Makes @r mappable by the process owning @uctx and describes it in @info. */
-int sroce_ring_export(struct sroce_ring *r, struct ib_ucontext *uctx,
-		      struct sroce_ring_info *info)
+/*
+ * Makes @buf (from vmalloc_user, @bytes long, page-aligned) mappable by
+ * the process owning @uctx.  The entry owns the buffer from then on:
+ * rdma_user_mmap_entry_remove() lets go of it, and it is freed at the
+ * entry's last reference.
+ */
+struct rdma_user_mmap_entry *sroce_shared_export(void *buf, size_t bytes,
+						 struct ib_ucontext *uctx)
 {
 	struct sroce_mmap_entry *e;
 	int err;
 
 	if (!current->mm)
-		return -EINVAL;		/* user rings are made by a process */
+		return ERR_PTR(-EINVAL);	/* shared memory is a process's */
 	e = kzalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
-		return -ENOMEM;
-	e->buf = r->ctrl;
-	e->pages = r->bytes >> PAGE_SHIFT;
+		return ERR_PTR(-ENOMEM);
+	e->buf = buf;
+	e->pages = bytes >> PAGE_SHIFT;
 	err = ring_charge(current->mm, e->pages);
 	if (err) {
 		kfree(e);
-		return err;
+		return ERR_PTR(err);
 	}
 	e->mm = current->mm;
 	mmgrab(e->mm);
-	err = rdma_user_mmap_entry_insert(uctx, &e->rdma, r->bytes);
+	err = rdma_user_mmap_entry_insert(uctx, &e->rdma, bytes);
 	if (err) {
 		ring_uncharge(e);
 		kfree(e);
-		return err;
+		return ERR_PTR(err);
 	}
-	r->mmap_entry = &e->rdma;
-	info->mmap_offset = rdma_user_mmap_get_offset(&e->rdma);
+	return &e->rdma;
+}
+
+/* Makes @r mappable by the process owning @uctx and describes it in @info. */
+int sroce_ring_export(struct sroce_ring *r, struct ib_ucontext *uctx,
+		      struct sroce_ring_info *info)
+{
+	struct rdma_user_mmap_entry *entry;
+
+	entry = sroce_shared_export(r->ctrl, r->bytes, uctx);
+	if (IS_ERR(entry))
+		return PTR_ERR(entry);
+	r->mmap_entry = entry;
+	info->mmap_offset = rdma_user_mmap_get_offset(entry);
 	info->mmap_length = r->bytes;
 	info->num_slots = r->num_slots;
 	info->slot_size = r->slot_size;

@@ -40,6 +40,9 @@ int sroce_ring_init(struct sroce_ring *r, u32 min_slots, u32 slot_size);
 int sroce_ring_export(struct sroce_ring *r, struct ib_ucontext *uctx,
 		      struct sroce_ring_info *info);
 void sroce_ring_free(struct sroce_ring *r);
+/* Any other vmalloc_user buffer shared with a process (the SQ mark page). */
+struct rdma_user_mmap_entry *sroce_shared_export(void *buf, size_t bytes,
+						 struct ib_ucontext *uctx);
 int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void sroce_mmap_free(struct rdma_user_mmap_entry *entry);
 

@@ -292,7 +292,6 @@ void sroce_sched_init(struct sroce_qp *qp)
 		      HRTIMER_MODE_REL_SOFT);
 	hrtimer_setup(&s->kick_timer, sched_kick_timer, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL_SOFT);
-	INIT_LIST_HEAD(&s->poll_node);
 }
 
 /*

@@ -37,12 +37,6 @@ struct sroce_sched {
 	struct hrtimer kick_timer;	/* run later: local backpressure, the
 					 * pacer, an ODP page on its way */
 
-	/* The send-queue poller's (doorbell.c): under its lock ... */
-	struct list_head poll_node;	/* on its list while it watches */
-	unsigned long poll_until;	/* jiffies: watched until then */
-	/* ... and its thread's alone */
-	bool poll_again;		/* its last run stopped at the budget */
-
 	/* Local backpressure: the engine's, under req.lock or the send right */
 	bool tx_backoff;		/* the stack refused a packet: wait */
 	u64 tx_paused_since;		/* ns of the first refusal; 0: none */
@@ -102,6 +96,8 @@ bool sroce_sched_run_polled(struct sroce_qp *qp);
 /* Doorbell policy of user send queues and their poller (doorbell.c). */
 int sroce_sqpoll_init(void);
 void sroce_sqpoll_exit(void);
+struct sroce_sq_marks;
+void sroce_sqpoll_forget(struct sroce_sq_marks *m);
 /* Caller holds req.lock. */
 bool sroce_sq_may_sleep(struct sroce_qp *qp);
 bool sroce_sq_needs_run(struct sroce_qp *qp);

@@ -163,14 +163,21 @@ static int sroce_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata
 		return -EINVAL;
 	if (!try_module_get(THIS_MODULE))
 		return -ENODEV;		/* being unloaded */
+	sroce_sq_marks_init(&to_suctx(uctx)->sq_marks, uctx, &resp);
 	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
-	if (err)
+	if (err) {
+		sroce_sq_marks_free(&to_suctx(uctx)->sq_marks);
 		module_put(THIS_MODULE);
+	}
 	return err;
 }
 
 static void sroce_dealloc_ucontext(struct ib_ucontext *uctx)
 {
+	struct sroce_sq_marks *m = &to_suctx(uctx)->sq_marks;
+
+	sroce_sqpoll_forget(m);
+	sroce_sq_marks_free(m);
 	module_put(THIS_MODULE);
 }
 

@@ -17,6 +17,7 @@
 #include "srq.hpp"
 
 #include <cstdio>
+#include <sys/mman.h>
 
 namespace sroce {
 namespace {
@@ -25,6 +26,8 @@ namespace {
 struct ContextRelease {
 	void operator()(Context *ctx) const noexcept
 	{
+		if (ctx->sq_marks)
+			::munmap(ctx->sq_marks, ctx->sq_marks_length);
 		verbs_uninit_context(&ctx->vctx);
 		std::free(ctx);
 	}
@@ -144,6 +147,24 @@ verbs_context *vctx_offset() noexcept
 	return reinterpret_cast<verbs_context *>(offsetof(Context, vctx));
 }
 
+/*
+ * Maps the context's SQ mark page.  Without it (none given, or the mmap
+ * failed) every QP rings when the kernel asks for a mark: slower with
+ * many QPs, never wrong.
+ */
+void map_sq_marks(Context &ctx, int cmd_fd,
+		  const sroce_alloc_ucontext_resp &drv) noexcept
+{
+	if (drv.sq_marks_length < sizeof(sroce_sq_mark_page))
+		return;
+	void *p = ::mmap(nullptr, drv.sq_marks_length, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, cmd_fd, static_cast<off_t>(drv.sq_marks_offset));
+	if (p == MAP_FAILED)
+		return;
+	ctx.sq_marks = static_cast<sroce_sq_mark_page *>(p);
+	ctx.sq_marks_length = drv.sq_marks_length;
+}
+
 } /* namespace */
 
 verbs_context *alloc_context(ibv_device *ibdev, int cmd_fd,
@@ -185,6 +206,7 @@ verbs_context *alloc_context(ibv_device *ibdev, int cmd_fd,
 		return nullptr;
 	}
 	ctx->kernel_abi = resp.drv.abi_version;
+	map_sq_marks(*ctx, cmd_fd, resp.drv);
 
 	verbs_set_ops(&ctx->vctx, &kContextOps);
 	return &ctx.release()->vctx;

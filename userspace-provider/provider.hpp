@@ -63,6 +63,9 @@ bool match_device(verbs_sysfs_dev *sysfs_dev) noexcept;
 struct Context {
 	verbs_context vctx;
 	uint32_t kernel_abi; /* sroce_alloc_ucontext_resp::abi_version */
+	/* The SQ mark page, mapped; null: the kernel gave none */
+	sroce_sq_mark_page *sq_marks;
+	std::size_t sq_marks_length;
 };
 static_assert(std::is_trivially_default_constructible_v<Context> &&
 		      std::is_trivially_destructible_v<Context>,

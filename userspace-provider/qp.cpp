@@ -60,14 +60,20 @@ int map_ring(Mapping &m, int cmd_fd, const sroce_ring_info &info,
 }
 
 /* Everything after the kernel QP exists: map and bind the rings. */
-int setup_queues(Qp &qp, int cmd_fd, ibv_qp_type type, const ibv_qp_cap &cap,
-		 bool has_rq, const sroce_create_qp_resp &drv) noexcept
+int setup_queues(Qp &qp, ibv_context *ibctx, ibv_qp_type type,
+		 const ibv_qp_cap &cap, bool has_rq,
+		 const sroce_create_qp_resp &drv) noexcept
 {
+	const int cmd_fd = ibctx->cmd_fd;
+	sroce_sq_mark_page *const marks = to_context(ibctx)->sq_marks;
 	const Doorbell doorbell{
 		.fn = uverbs_post_send_doorbell,
 		.cmd_fd = cmd_fd,
 		.qp_handle = qp.vqp.qp.handle,
 		.hook = nullptr,
+		/* A mark beyond the page is the kernel's bug: ring instead. */
+		.marks = drv.sq_mark < SROCE_SQ_MARKS ? marks : nullptr,
+		.mark = drv.sq_mark,
 	};
 
 	/* Known even without a ring (depth 0): install_qp_ex_ops reads it. */
@@ -145,7 +151,7 @@ ibv_qp *create_qp(ibv_pd *ibpd, ibv_qp_init_attr *attr) noexcept
 		return nullptr;
 	}
 
-	ret = setup_queues(*qp, ibpd->context->cmd_fd, attr->qp_type,
+	ret = setup_queues(*qp, ibpd->context, attr->qp_type,
 			   attr->cap, owns_rq(attr->qp_type, attr->srq), resp.drv);
 	if (ret) {
 		abandon_qp(*qp, ret);
@@ -191,7 +197,7 @@ ibv_qp *create_qp_ex(ibv_context *ibctx, ibv_qp_init_attr_ex *attr) noexcept
 
 	if (xrc_recv)
 		return &qp.release()->vqp.qp; /* no rings, no posting */
-	ret = setup_queues(*qp, ibctx->cmd_fd, attr->qp_type, attr->cap,
+	ret = setup_queues(*qp, ibctx, attr->qp_type, attr->cap,
 			   owns_rq(attr->qp_type, attr->srq), resp.drv);
 	if (ret) {
 		abandon_qp(*qp, ret);

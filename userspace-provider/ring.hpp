@@ -250,6 +250,12 @@ struct Doorbell {
 	int cmd_fd = -1;
 	uint32_t qp_handle = 0;
 	void *hook = nullptr;
+	/*
+	 * The context's SQ mark page and this QP's mark in it, for
+	 * SROCE_SQ_MARKED; without a page, MARKED rings like NEED_DOORBELL.
+	 */
+	sroce_sq_mark_page *marks = nullptr;
+	uint32_t mark = SROCE_SQ_NO_MARK;
 
 	/* 0 or errno. */
 	int ring() const noexcept { return fn ? fn(*this) : 0; }

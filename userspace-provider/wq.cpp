@@ -266,6 +266,29 @@ int doorbell_if_needed(const Ring &ring, const Doorbell &doorbell,
 	return 0;
 }
 
+/*
+ * The engine is idle and the kernel's poller may be watching the mark
+ * page: set our bit instead of ringing.  The bit first, then a full
+ * fence, then `watching`, paired with the kernel, which clears
+ * `watching`, fences and takes every mark once more before it stops:
+ * either it takes our mark, or we see 0 and ring.  The load before the
+ * OR keeps a QP that posts again before the poller came from writing a
+ * cache line the poller reads: a bit already set is a mark not yet taken.
+ */
+int mark_or_ring(const Doorbell &db) noexcept
+{
+	if (!db.marks)
+		return db.ring();
+	std::atomic_ref<__u64> word(db.marks->marks[db.mark / 64]);
+	const __u64 bit = __u64(1) << (db.mark % 64);
+	if (!(word.load(std::memory_order_relaxed) & bit))
+		word.fetch_or(bit, std::memory_order_seq_cst);
+	std::atomic_thread_fence(std::memory_order_seq_cst);
+	if (!std::atomic_ref<uint32_t>(db.marks->watching).load(std::memory_order_relaxed))
+		return db.ring();
+	return 0;
+}
+
 } /* namespace */
 
 int sq_doorbell_if_needed(const SendQueue &sq) noexcept
@@ -280,7 +303,13 @@ int sq_doorbell_if_needed(const SendQueue &sq) noexcept
 	 * the store buffer (x86 allows exactly that reordering), and the
 	 * kernel would sleep with our WQEs in the ring.
 	 */
-	return doorbell_if_needed(sq.ring, sq.doorbell, SROCE_SQ_NEED_DOORBELL);
+	std::atomic_thread_fence(std::memory_order_seq_cst);
+	const uint32_t notify = sq.ring.notify(std::memory_order_relaxed);
+	if (notify & SROCE_SQ_NEED_DOORBELL)
+		return sq.doorbell.ring();
+	if (notify & SROCE_SQ_MARKED)
+		return mark_or_ring(sq.doorbell);
+	return 0;
 }
 
 int sq_post_send(SendQueue &sq, ibv_send_wr *wr, ibv_send_wr **bad_wr) noexcept

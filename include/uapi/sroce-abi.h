@@ -23,7 +23,7 @@
 			    #type "." #field " offset")
 
 /* uverbs ABI version: the provider accepts exactly this one. */
-#define SROCE_UVERBS_ABI_VERSION 3	/* 3: XRC */
+#define SROCE_UVERBS_ABI_VERSION 4	/* 3: XRC; 4: the SQ mark page */
 
 /*
  * Device matching: the kernel exposes this sysfs attribute on every sroce
@@ -40,9 +40,15 @@
 struct sroce_alloc_ucontext_resp {
 	__u32 abi_version;	/* SROCE_UVERBS_ABI_VERSION */
 	__u32 reserved;
+	/* The context's SQ mark page (below); length 0: it has none */
+	__aligned_u64 sq_marks_offset;	/* for mmap() on the uverbs fd */
+	__u32 sq_marks_length;
+	__u32 reserved2;
 };
-SROCE_STATIC_ASSERT(sizeof(struct sroce_alloc_ucontext_resp) == 8,
+SROCE_STATIC_ASSERT(sizeof(struct sroce_alloc_ucontext_resp) == 24,
 		    "sroce_alloc_ucontext_resp layout");
+SROCE_ASSERT_OFFSET(sroce_alloc_ucontext_resp, sq_marks_offset, 8);
+SROCE_ASSERT_OFFSET(sroce_alloc_ucontext_resp, sq_marks_length, 16);
 
 /*
  * Shared rings.
@@ -99,6 +105,40 @@ SROCE_ASSERT_OFFSET(sroce_ring_ctrl, resized, 136);
  * will see new work without one.
  */
 #define SROCE_SQ_NEED_DOORBELL	(1u << 0)
+/*
+ * SQ notify, instead of NEED_DOORBELL for a QP with a mark (create_qp's
+ * sq_mark): the engine is idle, and the kernel's send-queue poller may be
+ * reading the context's mark page.  The process sets the QP's bit in the
+ * page (an atomic OR), issues a full fence, and rings the doorbell only if
+ * the page's `watching` word is 0.  The kernel clears `watching`, issues
+ * smp_mb() and takes every mark once more before it stops reading: so a
+ * post either rings or is seen, as with NEED_DOORBELL.
+ */
+#define SROCE_SQ_MARKED		(1u << 1)
+
+/*
+ * The SQ mark page: one per context, mapped read-write by the process.
+ * One thread can watch thousands of send queues through it, one bit per
+ * QP, where it could look at only a few of their rings in turn.  Marks
+ * are hints: the kernel takes a mark of a QP it does not know, or of one
+ * with nothing posted, as no work, and reads `watching` never.
+ */
+#define SROCE_SQ_MARK_PAGE_SIZE	4096
+#define SROCE_SQ_MARK_WORDS	((SROCE_SQ_MARK_PAGE_SIZE - 64) / 8)
+#define SROCE_SQ_MARKS		(SROCE_SQ_MARK_WORDS * 64)	/* 32256 */
+#define SROCE_SQ_NO_MARK	0xffffffffu
+
+struct sroce_sq_mark_page {
+	__u32 watching;		/* kernel: nonzero while the poller reads marks */
+	__u32 pad[15];
+	/* Mark m is bit m % 64 of word m / 64: its QP posted since the
+	 * poller last took the word (an atomic exchange with 0).
+	 */
+	__aligned_u64 marks[SROCE_SQ_MARK_WORDS];
+};
+SROCE_STATIC_ASSERT(sizeof(struct sroce_sq_mark_page) == SROCE_SQ_MARK_PAGE_SIZE,
+		    "sroce_sq_mark_page layout");
+SROCE_ASSERT_OFFSET(sroce_sq_mark_page, marks, 64);
 
 /*
  * RQ notify: set by the kernel once the QP is in the error state.  Receives
@@ -356,7 +396,8 @@ struct sroce_create_qp_resp {
 	struct sroce_ring_info sq;
 	struct sroce_ring_info rq;	/* mmap_length 0: no RQ (SRQ, XRC) */
 	__u32 max_inline_data;
-	__u32 reserved;
+	__u32 sq_mark;			/* in the context's mark page, or
+					 * SROCE_SQ_NO_MARK */
 };
 SROCE_STATIC_ASSERT(sizeof(struct sroce_create_qp_resp) == 56, "sroce_create_qp_resp layout");
 

@@ -224,8 +224,12 @@ def open_files():
 
 
 def cmd_intruder(dev, pid, lkey, addr, gid_index):
-    victim_maps = uverbs_maps(pid)
     ctx = Context(name=dev)
+    # mmap offsets name objects of the caller's own context: an offset the
+    # victim and we both map (each context's SQ mark page is its first)
+    # names our own page here, so it says nothing about isolation.
+    own = {offset for offset, _ in uverbs_maps(os.getpid())}
+    victim_maps = [(o, n) for o, n in uverbs_maps(pid) if o not in own]
     cmd_fd = [fd for fd, path in open_files()
               if path.startswith("/dev/infiniband/uverbs")]
     refused, mapped = [], []

@@ -26,7 +26,7 @@ using GetContextResp =
 	sroce::abi::DrvResp<ib_uverbs_get_context_resp, sroce_alloc_ucontext_resp>;
 
 /* The GET_CONTEXT payload starts right after the 8-byte core response. */
-static_assert(sizeof(GetContextResp) == 16);
+static_assert(sizeof(GetContextResp) == 32);
 static_assert(offsetof(GetContextResp, drv) ==
 	      sizeof(ib_uverbs_get_context_resp));
 

@@ -102,6 +102,7 @@ struct QpLimits {
 	uint32_t start = 0; /* initial ring indices */
 	uint32_t sq_depth = 0; /* granted max_send_wr; 0: sq_slots */
 	uint32_t rq_depth = 0; /* granted max_recv_wr; 0: rq_slots */
+	uint32_t sq_mark = SROCE_SQ_NO_MARK; /* in FakeQp::marks */
 };
 
 constexpr uint32_t slot_size_for(uint64_t bytes)
@@ -128,7 +129,10 @@ struct FakeQp {
 		const Doorbell db{.fn = recording_doorbell,
 				  .cmd_fd = -1,
 				  .qp_handle = 7,
-				  .hook = &log};
+				  .hook = &log,
+				  .marks = l.sq_mark == SROCE_SQ_NO_MARK ? nullptr
+									 : &marks,
+				  .mark = l.sq_mark};
 		EXPECT_EQ(init_send_queue(qp.sq, sq.base(), sq.length(),
 					  sq.num_slots(), sq.slot_size(), type,
 					  l.sq_depth ? l.sq_depth : l.sq_slots,
@@ -154,12 +158,21 @@ struct FakeQp {
 		else
 			sq.ctrl()->notify &= ~SROCE_SQ_NEED_DOORBELL;
 	}
+	/* The kernel's side: ask for a mark before going idle. */
+	void kernel_wants_mark(bool on)
+	{
+		if (on)
+			sq.ctrl()->notify |= SROCE_SQ_MARKED;
+		else
+			sq.ctrl()->notify &= ~SROCE_SQ_MARKED;
+	}
 	/* The kernel's side: it consumed every posted send WQE. */
 	void kernel_drain_sq() { sq.ctrl()->consumer = sq.ctrl()->producer; }
 
 	FakeRing sq;
 	FakeRing rq;
 	DoorbellLog log;
+	sroce_sq_mark_page marks{}; /* the context's, if QpLimits::sq_mark */
 	Qp qp;
 };
 

@@ -631,6 +631,60 @@ TEST(PostSend, DoorbellIffKernelAskedForIt)
 	EXPECT_EQ(f.log.rings, 1);
 }
 
+TEST(PostSend, MarkedSetsTheQpsBitAndRingsOnlyIfNobodyWatches)
+{
+	QpLimits l;
+	l.sq_mark = 70; /* word 1, bit 6 */
+	FakeQp f(IBV_QPT_RC, l);
+	ibv_send_wr wr = make_wr(1, IBV_WR_SEND, nullptr, 0);
+	ibv_send_wr *bad = nullptr;
+
+	/* Kernel busy: neither a mark nor a doorbell. */
+	ASSERT_EQ(post_send(f.ibqp(), &wr, &bad), 0);
+	EXPECT_EQ(f.marks.marks[1], 0u);
+	EXPECT_EQ(f.log.rings, 0);
+
+	/* Idle, the poller not watching: the mark, and the doorbell too. */
+	f.kernel_wants_mark(true);
+	ASSERT_EQ(post_send(f.ibqp(), &wr, &bad), 0);
+	EXPECT_EQ(f.marks.marks[1], uint64_t(1) << 6);
+	EXPECT_EQ(f.log.rings, 1);
+	for (int w = 0; w < SROCE_SQ_MARK_WORDS; ++w) {
+		if (w != 1) {
+			EXPECT_EQ(f.marks.marks[w], 0u) << "word " << w;
+		}
+	}
+
+	/* Watched: the mark alone, after the producer moved. */
+	f.marks.marks[1] = 0; /* the poller took it */
+	f.marks.watching = 1;
+	ASSERT_EQ(post_send(f.ibqp(), &wr, &bad), 0);
+	EXPECT_EQ(f.marks.marks[1], uint64_t(1) << 6);
+	EXPECT_EQ(f.log.rings, 1);
+	EXPECT_EQ(f.sq.ctrl()->producer, 3u);
+
+	/* Not taken yet: it stays one mark, other QPs' bits untouched. */
+	f.marks.marks[1] |= 1;
+	ASSERT_EQ(post_send(f.ibqp(), &wr, &bad), 0);
+	EXPECT_EQ(f.marks.marks[1], (uint64_t(1) << 6) | 1);
+	EXPECT_EQ(f.log.rings, 1);
+
+	/* NEED_DOORBELL wins: the kernel asked for the syscall. */
+	f.kernel_wants_doorbell(true);
+	ASSERT_EQ(post_send(f.ibqp(), &wr, &bad), 0);
+	EXPECT_EQ(f.log.rings, 2);
+}
+
+TEST(PostSend, MarkedWithoutAMarkPageRings)
+{
+	FakeQp f(IBV_QPT_RC); /* no page: the kernel gave none, or mmap failed */
+	f.kernel_wants_mark(true);
+	ibv_send_wr wr = make_wr(1, IBV_WR_SEND, nullptr, 0);
+	ibv_send_wr *bad = nullptr;
+	ASSERT_EQ(post_send(f.ibqp(), &wr, &bad), 0);
+	EXPECT_EQ(f.log.rings, 1);
+}
+
 TEST(PostSend, DoorbellFailureIsReportedButWqesStayPosted)
 {
 	FakeQp f(IBV_QPT_RC);

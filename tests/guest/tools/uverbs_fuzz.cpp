@@ -37,6 +37,7 @@
  * answered; 1: a hang; 2: a usage or set-up error.  The guest test
  * checks the kernel log and that the device still works afterwards.
  */
+#include "provider.hpp"
 #include "qp.hpp"
 #include "srq.hpp"
 
@@ -593,8 +594,27 @@ private:
 		db.ring();
 	}
 
+	/*
+	 * Random words into the context's SQ mark page: marks of QPs that
+	 * posted nothing, of QPs that do not exist, words past the last mark
+	 * given, `watching` flipped.  The kernel takes them as hints only.
+	 */
+	void scribble_marks()
+	{
+		sroce_sq_mark_page *page = sroce::to_context(dev_.ctx)->sq_marks;
+		if (!page)
+			return;
+		for (int k = int(pick(8)); k > 0; k--)
+			std::atomic_ref<__u64>(page->marks[pick(SROCE_SQ_MARK_WORDS)])
+				.fetch_or(chance(50) ? ~__u64(0) : rng_());
+		if (chance(20))
+			std::atomic_ref<__u32>(page->watching).store(wild32());
+	}
+
 	void scribble_some()
 	{
+		if (chance(15))
+			scribble_marks();
 		if (chance(60)) {
 			if (ibv_qp *qp = any(qps_)) {
 				sroce::Qp *q = sroce::to_qp(qp);
