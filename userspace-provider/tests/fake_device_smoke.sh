@@ -19,7 +19,7 @@ PROVIDER=$1
 PROBE=$2
 EPROTO=71
 # The uverbs ABI the provider matches: the one the ABI header defines.
-ABI=$(sed -n 's/^#define SROCE_UVERBS_ABI_VERSION //p' \
+ABI=$(sed -n 's/^#define SROCE_UVERBS_ABI_VERSION \([0-9]*\).*/\1/p' \
 	"$(dirname "$0")/../../include/uapi/sroce-abi.h")
 
 if [ -d /sys/module/ib_core ]; then
