@@ -126,12 +126,6 @@ static void sqpoll_watch(struct sroce_sq_marks *m)
 		wake_up_process(sqpoll.task);
 }
 
-/* Gives a QP marked after the poller let go to its work item. */
-static void sqpoll_hand_back(struct sroce_qp *qp)
-{
-	sroce_sched_queue(qp);
-}
-
 /*
  * The poller lets go of @m: its processes ring again.  A post that saw
  * `watching` set before it was cleared rang no doorbell, so its mark is
@@ -144,7 +138,7 @@ static void sqpoll_unwatch(struct sroce_sq_marks *m)
 		WRITE_ONCE(m->watching, false);
 		WRITE_ONCE(m->page->watching, 0);
 		smp_mb();	/* pairs with the provider's fence after its mark */
-		sroce_sq_marks_drain(m, sqpoll_hand_back);
+		sroce_sq_marks_drain(m, sroce_sched_queue);
 	}
 	list_del_init(&m->poll_node);
 	sqpoll.nr_ctxs--;

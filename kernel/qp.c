@@ -22,17 +22,23 @@ struct sroce_qp *sroce_qp_get_handle(struct sroce_qp_handle *h)
 	return refcount_inc_not_zero(&h->ref) ? h->qp : NULL;
 }
 
-struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn)
+/* The QP whose handle @xa holds at @index, with a reference, or NULL. */
+struct sroce_qp *sroce_qp_lookup(struct xarray *xa, unsigned long index)
 {
 	struct sroce_qp_handle *h;
 	struct sroce_qp *qp = NULL;
 
 	rcu_read_lock();
-	h = xa_load(&sdev->qps, qpn);
+	h = xa_load(xa, index);
 	if (h)
 		qp = sroce_qp_get_handle(h);
 	rcu_read_unlock();
 	return qp;
+}
+
+struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn)
+{
+	return sroce_qp_lookup(&sdev->qps, qpn);
 }
 
 void sroce_qp_put(struct sroce_qp *qp)

@@ -285,6 +285,7 @@ static inline bool sroce_wr_answered_empty(u32 wr_opcode)
 /* Looks up a QP for the receive path and takes a reference. */
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 struct sroce_qp *sroce_qp_get_handle(struct sroce_qp_handle *h);
+struct sroce_qp *sroce_qp_lookup(struct xarray *xa, unsigned long index);
 void sroce_qp_put(struct sroce_qp *qp);
 /* sroce_qp_error()'s @event when an error completion says it all. */
 #define SROCE_QP_NO_EVENT	(-1)

@@ -101,23 +101,18 @@ void sroce_sq_mark_set(struct sroce_sq_marks *m, u32 mark)
 	set_bit(mark, mark_bitmap(m));
 }
 
-/* The QP behind @mark, with a reference, or NULL. */
-static struct sroce_qp *mark_qp(struct sroce_sq_marks *m, unsigned long mark)
-{
-	struct sroce_qp_handle *h;
-	struct sroce_qp *qp = NULL;
-
-	rcu_read_lock();
-	h = xa_load(&m->qps, mark);
-	if (h)
-		qp = sroce_qp_get_handle(h);
-	rcu_read_unlock();
-	return qp;
-}
-
 static unsigned int mark_longs(struct sroce_sq_marks *m)
 {
 	return BITS_TO_LONGS(READ_ONCE(m->words) * 64);
+}
+
+/*
+ * Word @i's marks, cleared in the page.  Reading first spares the
+ * exchange, a write to a line the process writes too, when it has none.
+ */
+static unsigned long take_word(unsigned long *bits, unsigned int i)
+{
+	return READ_ONCE(bits[i]) ? xchg(&bits[i], 0) : 0;
 }
 
 unsigned int sroce_sq_marks_take(struct sroce_sq_marks *m, struct sroce_qp **qps,
@@ -130,11 +125,8 @@ unsigned int sroce_sq_marks_take(struct sroce_sq_marks *m, struct sroce_qp **qps
 		return 0;
 	i = m->cursor < longs ? m->cursor : 0;
 	for (seen = 0; seen < longs && n < max; seen++, i = (i + 1) % longs) {
-		unsigned long word, b;
+		unsigned long word = take_word(bits, i), b;
 
-		if (!READ_ONCE(bits[i]))
-			continue;
-		word = xchg(&bits[i], 0);
 		for_each_set_bit(b, &word, BITS_PER_LONG) {
 			struct sroce_qp *qp;
 
@@ -144,7 +136,8 @@ unsigned int sroce_sq_marks_take(struct sroce_sq_marks *m, struct sroce_qp **qps
 					       (atomic_long_t *)&bits[i]);
 				break;
 			}
-			qp = mark_qp(m, (unsigned long)i * BITS_PER_LONG + b);
+			qp = sroce_qp_lookup(&m->qps,
+					     (unsigned long)i * BITS_PER_LONG + b);
 			if (qp)
 				qps[n++] = qp;
 		}
@@ -160,13 +153,11 @@ void sroce_sq_marks_drain(struct sroce_sq_marks *m,
 	unsigned int longs = mark_longs(m), i;
 
 	for (i = 0; i < longs; i++) {
-		unsigned long word, b;
+		unsigned long word = take_word(bits, i), b;
 
-		if (!READ_ONCE(bits[i]))
-			continue;
-		word = xchg(&bits[i], 0);
 		for_each_set_bit(b, &word, BITS_PER_LONG) {
-			struct sroce_qp *qp = mark_qp(m, (unsigned long)i * BITS_PER_LONG + b);
+			struct sroce_qp *qp = sroce_qp_lookup(&m->qps,
+					(unsigned long)i * BITS_PER_LONG + b);
 
 			if (qp) {
 				fn(qp);
