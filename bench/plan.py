@@ -33,7 +33,10 @@ class Workload:
     higher_is_better: bool
     path: str = "loopback"
     devices: tuple = ("rxe", "sroce")
-    every_round: bool = True   # False: once, in round 1 (counts, slow runs)
+    # False: once, in round 1 (kernel memory per QP, a count that barely
+    # varies).  Every figure a target is judged on runs every round, so
+    # that the target takes a median as issue 17 asks, not one sample.
+    every_round: bool = True
     also: tuple = ()           # further metrics the report shows
     params: dict = field(default_factory=dict)
 
@@ -89,14 +92,14 @@ def loopback_workloads(s):
                       devices=("tcp-rxe-path", "tcp-sroce-path")))
     # per_wr: doorbell syscalls (write() on the uverbs fd) per WR
     w.append(Workload("syscalls_per_wr/write/4KiB", "syscalls", "per_wr",
-                      "syscalls/WR", False, every_round=False,
+                      "syscalls/WR", False,
                       also=("device_per_wr",), params=dict(size=4 * KIB)))
     w.append(Workload("kmem_per_qp/%d" % s.memory_qps, "qp_memory",
                       "kib_per_qp", "KiB/QP", False, every_round=False,
                       params=dict(count=s.memory_qps)))
     for qps in s.scaling_qps:
         w.append(Workload("scaling/write/4KiB/%dqp" % qps, "scaling", "gbps",
-                          "Gb/s", True, every_round=False,
+                          "Gb/s", True,
                           params=dict(size=4 * KIB, qps=qps)))
     return w
 
