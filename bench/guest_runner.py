@@ -302,19 +302,11 @@ def scaling_timeout(qps, s):
     return s.timeout + qps // 10
 
 
-# WRITEs per scaling run, whatever the QP count: what 8192 QPs move with
-# their fewest iterations (6, whole completion periods of a depth of 2).
-# With 8192 in all, 8 QPs moved 34 MiB in about 70 ms, and that short
-# window swung the 8-QP figure the 8192-QP target is divided by from 2.5
-# to 4.0 Gb/s within one run.
-SCALING_WRITES = 49152
-
-
 def run_scaling(w, pair, s):
     """ib_write_bw over many QPs.  The in-flight total stays at 16384 WRs
     (tx depth 128 per QP up to 128 QPs, then fewer per QP: perftest sizes
     one CQ for all and rxe caps a CQ at 32767), and every QP count moves
-    about SCALING_WRITES WRITEs.  Once a device fails at some QP count,
+    about plan.SCALING_WRITES WRITEs.  Once a device fails at some QP count,
     larger counts are not tried on it: they would only fail slower."""
     qps, size = w.params["qps"], w.params["size"]
     key = (w.path, pair.server.dev)
@@ -322,7 +314,7 @@ def run_scaling(w, pair, s):
         raise RunFailed("not run: the same device failed at %d QPs"
                         % SCALING_FAILED[key])
     depth = max(1, min(128, 16384 // qps))
-    iters = whole_cq_mods(max(5, depth, SCALING_WRITES // qps), size, depth)
+    iters = whole_cq_mods(max(5, depth, plan.SCALING_WRITES // qps), size, depth)
     try:
         out, seconds, _ = pair.perftest(
             "ib_write_bw", ["-s", str(size), "-q", str(qps), "-t", str(depth),

@@ -46,6 +46,14 @@ class Workload:
             "devices", "every_round", "also", "params")}
 
 
+# WRITEs per scaling run, whatever the QP count: what 8192 QPs move with
+# their fewest iterations (6, whole completion periods of a depth of 2).
+# With 8192 in all, 8 QPs moved 34 MiB in about 70 ms, and that short
+# window swung the 8-QP figure the 8192-QP target is divided by from 2.5
+# to 4.0 Gb/s within one run.
+SCALING_WRITES = 49152
+
+
 @dataclass
 class Settings:
     rounds: int = 3

@@ -14,6 +14,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "guest"))
 from harness import BAD_KERNEL_LOG  # noqa: E402
+import plan  # noqa: E402
 
 LOOPBACK_NOTE = ("each device talks to itself on its own netdev: rxe0 on veth0 "
                  "in the initial namespace, sroce1 on veth1 in namespace `peer`")
@@ -201,11 +202,13 @@ def markdown(meta, host, s, kernel_problems):
           "marginal between %d- and %d-WR runs: doorbells are its write() calls "
           "on the uverbs fd; all syscalls leave out perftest's own clock reads "
           "(a real syscall each without a vDSO clock under TCG, tens of "
-          "thousands per run, following its time rather than its WRs); kernel memory per QP is the Slab + VmallocUsed growth while "
-          "%d RC QPs (128/128 WRs) exist." % (
+          "thousands per run, following its time rather than its WRs); QP scaling "
+          "runs are 4 KiB WRITEs over N QPs, 16384 in flight in all (at most 128 "
+          "per QP), %d per run whatever N; kernel memory per QP is the Slab + "
+          "VmallocUsed growth while %d RC QPs (128/128 WRs) exist." % (
               st["volume"], 20000 * st["volume"], st["lat_iters"],
               st["cpu_iters"][0], st["cpu_iters"][1], st["syscall_iters"][0],
-              st["syscall_iters"][1], st["memory_qps"]), "",
+              st["syscall_iters"][1], plan.SCALING_WRITES, st["memory_qps"]), "",
           "| workload | unit | rxe | sroce | sroce/rxe | better |",
           "|---|---|---|---|---|---|"]
     for label, unit, rxe, sroce, r, higher in comparison_rows(s):
