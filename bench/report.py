@@ -204,7 +204,7 @@ def markdown(meta, host, s, kernel_problems):
           "(a real syscall each without a vDSO clock under TCG, tens of "
           "thousands per run, following its time rather than its WRs); QP scaling "
           "runs are 4 KiB WRITEs over N QPs, 16384 in flight in all (at most 128 "
-          "per QP), %d per run whatever N; kernel memory per QP is the Slab + "
+          "per QP), about %d per run whatever N; kernel memory per QP is the Slab + "
           "VmallocUsed growth while %d RC QPs (128/128 WRs) exist." % (
               st["volume"], 20000 * st["volume"], st["lat_iters"],
               st["cpu_iters"][0], st["cpu_iters"][1], st["syscall_iters"][0],
