@@ -302,19 +302,25 @@ def scaling_timeout(qps, s):
     return s.timeout + qps // 10
 
 
+def scaling_depth_and_iters(qps, size):
+    """A scaling run's tx depth per QP and iterations per QP: 16384 WRs in
+    flight in all (at most 128 per QP: perftest sizes one CQ for all and
+    rxe caps a CQ at 32767), and about plan.SCALING_WRITES WRITEs in all,
+    in whole completion periods."""
+    depth = max(1, min(128, 16384 // qps))
+    return depth, whole_cq_mods(max(5, depth, plan.SCALING_WRITES // qps), size, depth)
+
+
 def run_scaling(w, pair, s):
-    """ib_write_bw over many QPs.  The in-flight total stays at 16384 WRs
-    (tx depth 128 per QP up to 128 QPs, then fewer per QP: perftest sizes
-    one CQ for all and rxe caps a CQ at 32767), and every QP count moves
-    about plan.SCALING_WRITES WRITEs.  Once a device fails at some QP count,
-    larger counts are not tried on it: they would only fail slower."""
+    """ib_write_bw over many QPs (scaling_depth_and_iters).  Once a device
+    fails at some QP count, larger counts are not tried on it: they would
+    only fail slower."""
     qps, size = w.params["qps"], w.params["size"]
     key = (w.path, pair.server.dev)
     if key in SCALING_FAILED:
         raise RunFailed("not run: the same device failed at %d QPs"
                         % SCALING_FAILED[key])
-    depth = max(1, min(128, 16384 // qps))
-    iters = whole_cq_mods(max(5, depth, plan.SCALING_WRITES // qps), size, depth)
+    depth, iters = scaling_depth_and_iters(qps, size)
     try:
         out, seconds, _ = pair.perftest(
             "ib_write_bw", ["-s", str(size), "-q", str(qps), "-t", str(depth),
