@@ -303,11 +303,11 @@ def scaling_timeout(qps, s):
 
 
 def scaling_depth_and_iters(qps, size):
-    """A scaling run's tx depth per QP and iterations per QP: 16384 WRs in
-    flight in all (at most 128 per QP: perftest sizes one CQ for all and
-    rxe caps a CQ at 32767), and about plan.SCALING_WRITES WRITEs in all,
+    """A scaling run's tx depth per QP and iterations per QP:
+    plan.SCALING_IN_FLIGHT WRs in flight in all (at most perftest's
+    default depth per QP), and about plan.SCALING_WRITES WRITEs in all,
     in whole completion periods."""
-    depth = max(1, min(128, 16384 // qps))
+    depth = max(1, min(PERFTEST_TX_DEPTH, plan.SCALING_IN_FLIGHT // qps))
     return depth, whole_cq_mods(max(5, depth, plan.SCALING_WRITES // qps), size, depth)
 
 

@@ -52,6 +52,9 @@ class Workload:
 # window swung the 8-QP figure the 8192-QP target is divided by from 2.5
 # to 4.0 Gb/s within one run.
 SCALING_WRITES = 49152
+# WRs in flight over all QPs of a scaling run: perftest sizes one CQ for
+# them all, and rxe caps a CQ at 32767.
+SCALING_IN_FLIGHT = 16384
 
 
 @dataclass

@@ -203,12 +203,13 @@ def markdown(meta, host, s, kernel_problems):
           "on the uverbs fd; all syscalls leave out perftest's own clock reads "
           "(a real syscall each without a vDSO clock under TCG, tens of "
           "thousands per run, following its time rather than its WRs); QP scaling "
-          "runs are 4 KiB WRITEs over N QPs, 16384 in flight in all (at most 128 "
+          "runs are 4 KiB WRITEs over N QPs, %d in flight in all (at most 128 "
           "per QP), about %d per run whatever N; kernel memory per QP is the Slab + "
           "VmallocUsed growth while %d RC QPs (128/128 WRs) exist." % (
               st["volume"], 20000 * st["volume"], st["lat_iters"],
               st["cpu_iters"][0], st["cpu_iters"][1], st["syscall_iters"][0],
-              st["syscall_iters"][1], plan.SCALING_WRITES, st["memory_qps"]), "",
+              st["syscall_iters"][1], plan.SCALING_IN_FLIGHT, plan.SCALING_WRITES,
+              st["memory_qps"]), "",
           "| workload | unit | rxe | sroce | sroce/rxe | better |",
           "|---|---|---|---|---|---|"]
     for label, unit, rxe, sroce, r, higher in comparison_rows(s):

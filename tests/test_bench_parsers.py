@@ -301,8 +301,8 @@ def test_bw_iterations_are_whole_completion_periods():
 
 def test_every_scaling_run_moves_about_the_same_volume():
     """Each QP count of the scaling runs moves plan.SCALING_WRITES WRITEs,
-    give or take the rounding to whole completion periods, with 16384 in
-    flight in all: the 8192-QP target divides two windows of one size.
+    give or take the rounding to whole completion periods, with at most
+    plan.SCALING_IN_FLIGHT in flight in all: the 8192-QP target divides two windows of one size.
     When the 8-QP run moved 8192 WRITEs (34 MiB, ~70 ms) against 8192 QPs'
     49152, its figure swung 2.5 to 4.0 Gb/s within one bench run."""
     import guest_runner
@@ -310,5 +310,6 @@ def test_every_scaling_run_moves_about_the_same_volume():
         depth, iters = guest_runner.scaling_depth_and_iters(qps, 4096)
         writes = qps * iters
         assert plan.SCALING_WRITES <= writes <= plan.SCALING_WRITES * 1.05, (qps, iters)
-        assert qps * depth <= 16384 and depth <= 128, (qps, depth)
+        assert qps * depth <= plan.SCALING_IN_FLIGHT, (qps, depth)
+        assert depth <= guest_runner.PERFTEST_TX_DEPTH, (qps, depth)
         assert iters == guest_runner.whole_cq_mods(iters, 4096, depth), (qps, iters)
