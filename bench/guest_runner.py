@@ -27,6 +27,8 @@ import plan  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.environ.get("SROCE_OUT", "/tmp")
+# The load generators of bench/tools, as the build made them (--tools).
+TOOLS = os.path.join(HERE, "..", "build", "cmake", "bench", "tools")
 GIB = float(1 << 30)
 USER_HZ = os.sysconf("SC_CLK_TCK")
 
@@ -333,6 +335,25 @@ def run_scaling(w, pair, s):
     return r
 
 
+def run_fanout(w, pair, s):
+    """bench/tools/qp_fanout: WRITE streams over N QPs of the device to
+    itself, the same depth per QP at every N, the application out of the
+    way (perftest's walk over its QPs paces it in a TCG guest)."""
+    ep = pair.client
+    p = w.params
+    cmd = ep.argv([os.path.join(TOOLS, "qp_fanout"), ep.dev, str(ep.gid_index()),
+                   str(p["qps"]), str(p["depth"]), str(s.fanout_writes),
+                   str(p["size"])])
+    try:
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, timeout=scaling_timeout(p["qps"], s))
+    except subprocess.TimeoutExpired:
+        raise RunFailed("qp_fanout timed out") from None
+    if r.returncode != 0:
+        raise RunFailed("qp_fanout exit %d: %s" % (r.returncode, why(r.stdout)))
+    return parsers.qp_fanout(r.stdout)
+
+
 def run_qp_memory(w, pair, s):
     ep = pair.server
     cmd = ep.argv([sys.executable, os.path.join(HERE, "qp_memory.py"),
@@ -354,7 +375,7 @@ def run_tcp(w, pair, s):
 
 
 RUNNERS = {"bw": run_bw, "lat": run_lat, "cpu": run_cpu, "tcp": run_tcp,
-           "syscalls": run_syscalls, "scaling": run_scaling,
+           "syscalls": run_syscalls, "scaling": run_scaling, "fanout": run_fanout,
            "qp_memory": run_qp_memory}
 
 
@@ -443,10 +464,14 @@ def main():
     ap.add_argument("--duration", type=int)
     ap.add_argument("--volume", type=float, help="scale bandwidth run sizes")
     ap.add_argument("--only", help="run only workloads whose id contains this")
+    ap.add_argument("--tools", help="where the build put bench/tools' programs")
     ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                     help="an sroce module parameter for the run (e.g. crc_engine=table, "
                          "rx_steer=1), recorded in the report")
     a = ap.parse_args()
+    if a.tools:
+        global TOOLS
+        TOOLS = a.tools
     for kv in a.param:
         name, _, value = kv.partition("=")
         if not re.fullmatch(r"\w+", name):

@@ -172,3 +172,18 @@ def meminfo_kib(text):
     if "MemFree" not in out:
         raise ParseError("not a /proc/meminfo")
     return out
+
+
+_FANOUT = re.compile(r"^qps (\d+) depth (\d+) size (\d+) writes (\d+) "
+                     r"seconds ([\d.]+) gbps ([\d.]+)$", re.M)
+
+
+def qp_fanout(text):
+    """bench/tools/qp_fanout's line: {'qps', 'depth', 'bytes', 'writes'
+    (counted in the steady state), 'seconds', 'gbps'}."""
+    m = _FANOUT.search(text)
+    if not m:
+        raise ParseError("no qp_fanout result in: " + _tail(text))
+    qps, depth, size, writes = (int(m.group(i)) for i in range(1, 5))
+    return {"qps": qps, "depth": depth, "bytes": size, "writes": writes,
+            "seconds": float(m.group(5)), "gbps": float(m.group(6))}

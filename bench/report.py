@@ -105,6 +105,8 @@ def target_rows(s):
     lb, wire = "loopback", "wire"
     sc = [wid for (p, wid) in s.workloads if wid.startswith("scaling/")]
     big = max(sc, key=lambda x: int(x.split("/")[-1][:-2]), default=None)
+    fans = [wid for (p, wid) in s.workloads if wid.startswith("fanout/")]
+    fan = max(fans, key=lambda x: int(x.split("/")[-1][:-2]), default=None)
     loss = next((wid for (p, wid) in s.workloads if p == wire and "loss" in wid
                  and wid.startswith("write")), None)
     tcp_sroce = s.median(lb, "tcp/iperf3", "tcp-sroce-path")
@@ -149,11 +151,21 @@ def target_rows(s):
          ratio(s.median(lb, "write_bw/64KiB/8qp", "sroce"),
                s.median(lb, "write_bw/64KiB/1qp", "sroce")), 1.5, True),
     ]
-    if big:
-        rows.append(("bandwidth at %s / at 8 QPs, sroce" % big.split("/")[-1],
-                     ">= 0.8", ratio(s.median(lb, big, "sroce"),
-                                     s.median(lb, "scaling/write/4KiB/8qp", "sroce")),
+    if fan:
+        rows.append(("bandwidth at %s / at 8 QPs, %d WRITEs in flight per QP, "
+                     "sroce (qp_fanout)" % (fan.split("/")[-1], plan.FANOUT_DEPTH),
+                     ">= 0.8", ratio(s.median(lb, fan, "sroce"),
+                                     s.median(lb, "fanout/write/4KiB/8qp", "sroce")),
                      0.8, True))
+    if big:
+        # Not the target's measure any more: perftest's walk over its QPs
+        # paces the 8192-QP run in a TCG guest (profile notes).
+        rows.append(("bandwidth at %s / at 8 QPs, %d in flight in all, sroce "
+                     "(perftest; paced by perftest, see the profile notes)"
+                     % (big.split("/")[-1], plan.SCALING_IN_FLIGHT), "-",
+                     ratio(s.median(lb, big, "sroce"),
+                           s.median(lb, "scaling/write/4KiB/8qp", "sroce")),
+                     None, True))
     if loss:
         rows.append(("goodput under %s loss / lossless, sroce (wire)" % loss.split("loss")[-1],
                      ">= 0.5", ratio(s.median(wire, loss, "sroce"),
@@ -161,7 +173,7 @@ def target_rows(s):
                      0.5, True))
     out = []
     for label, goal, value, bound, higher in rows:
-        met = "n/a" if value in (None, NOT_RUN) else (
+        met = "-" if bound is None else "n/a" if value in (None, NOT_RUN) else (
             "yes" if (value >= bound if higher else value <= bound) else "no")
         out.append((label, goal, fmt(value), met))
     return out
@@ -204,12 +216,16 @@ def markdown(meta, host, s, kernel_problems):
           "(a real syscall each without a vDSO clock under TCG, tens of "
           "thousands per run, following its time rather than its WRs); QP scaling "
           "runs are 4 KiB WRITEs over N QPs, %d in flight in all (at most 128 "
-          "per QP), about %d per run whatever N; kernel memory per QP is the Slab + "
+          "per QP), about %d per run whatever N; QP fan-out runs are "
+          "bench/tools/qp_fanout, 4 KiB WRITEs over N QPs of the device to "
+          "itself, %d in flight per QP whatever N, %d per run, timed in the "
+          "steady state (once every QP has completed a round); "
+          "kernel memory per QP is the Slab + "
           "VmallocUsed growth while %d RC QPs (128/128 WRs) exist." % (
               st["volume"], 20000 * st["volume"], st["lat_iters"],
               st["cpu_iters"][0], st["cpu_iters"][1], st["syscall_iters"][0],
               st["syscall_iters"][1], plan.SCALING_IN_FLIGHT, plan.SCALING_WRITES,
-              st["memory_qps"]), "",
+              plan.FANOUT_DEPTH, st.get("fanout_writes", 0), st["memory_qps"]), "",
           "| workload | unit | rxe | sroce | sroce/rxe | better |",
           "|---|---|---|---|---|---|"]
     for label, unit, rxe, sroce, r, higher in comparison_rows(s):

@@ -313,3 +313,48 @@ def test_every_scaling_run_moves_about_the_same_volume():
         assert qps * depth <= plan.SCALING_IN_FLIGHT, (qps, depth)
         assert depth <= guest_runner.PERFTEST_TX_DEPTH, (qps, depth)
         assert iters == guest_runner.whole_cq_mods(iters, 4096, depth), (qps, iters)
+
+
+def test_qp_fanout_line():
+    r = parsers.qp_fanout("created\nqps 8192 depth 2 size 4096 writes 172032 "
+                          "seconds 2.376000 gbps 2.372000\n")
+    assert r == {"qps": 8192, "depth": 2, "bytes": 4096, "writes": 172032,
+                 "seconds": 2.376, "gbps": 2.372}
+    with pytest.raises(parsers.ParseError):
+        parsers.qp_fanout("qp_fanout: ibv_create_qp: Cannot allocate memory\n")
+
+
+@pytest.mark.parametrize("settings", [plan.Settings(), plan.Settings.quick()])
+def test_every_fanout_run_keeps_one_depth_and_a_steady_state(settings):
+    """The fan-out runs change only the number of QPs: one depth per QP at
+    every count, and enough WRITEs for qp_fanout's steady state (it
+    refuses fewer than 8 rounds of every QP)."""
+    runs = [w for w in plan.loopback_workloads(settings) if w.kind == "fanout"]
+    assert [w.params["qps"] for w in runs] == list(settings.fanout_qps)
+    assert 8 in settings.fanout_qps
+    for w in runs:
+        assert w.params["depth"] == plan.FANOUT_DEPTH
+        assert settings.fanout_writes >= 8 * w.params["qps"] * w.params["depth"], w.id
+
+
+def test_report_qp_scaling_target_is_the_fanout_ratio(tmp_path):
+    """The 8192-QP target divides qp_fanout's runs; perftest's scaling
+    ratio is still shown, marked as no measure of the target."""
+    run = fake_run(tmp_path)
+    figures = {("fanout/write/4KiB/8qp", "sroce"): 2.0,
+               ("fanout/write/4KiB/8192qp", "sroce"): 1.5,
+               ("scaling/write/4KiB/8qp", "sroce"): 4.0,
+               ("scaling/write/4KiB/8192qp", "sroce"): 1.0}
+    with open(run / "raw.jsonl", "a") as f:
+        for (wid, dev), gbps in figures.items():
+            f.write(json.dumps({"workload": wid, "path": "loopback", "device": dev,
+                                "round": 1, "ok": True,
+                                "metrics": {"gbps": gbps}}) + "\n")
+    meta, recs = report.load(run)
+    s = report.Summary(meta, recs)
+    targets = {r[0]: r[2:] for r in report.target_rows(s)}
+    assert targets["bandwidth at 8192qp / at 8 QPs, 2 WRITEs in flight per QP, "
+                   "sroce (qp_fanout)"] == ("0.75", "no")
+    perftest = [v for k, v in targets.items() if k.startswith("bandwidth at 8192qp")
+                and "perftest" in k]
+    assert perftest == [("0.25", "-")]

@@ -121,14 +121,14 @@ inline ibv_qp *make_rc(Setup &s, ibv_srq *srq = nullptr, uint32_t depth = 16,
 }
 
 /* INIT -> RTR towards `dest_qpn` at @dgid, taking @rd_atomic READs or
- * atomics from the peer at once.
+ * atomics from the peer at once, packets of @mtu.
  */
 inline void to_rtr(Setup &s, ibv_qp *qp, uint32_t dest_qpn, const ibv_gid &dgid,
-		   uint8_t rd_atomic = 1)
+		   uint8_t rd_atomic = 1, ibv_mtu mtu = IBV_MTU_1024)
 {
 	ibv_qp_attr a{};
 	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
+	a.path_mtu = mtu;
 	a.dest_qp_num = dest_qpn;
 	a.rq_psn = 0;
 	a.max_dest_rd_atomic = rd_atomic;
