@@ -294,7 +294,7 @@ def run_syscalls(w, pair, s):
             "counts": counts, "iters": list(s.syscall_iters)}
 
 
-SCALING_FAILED = {}   # (path, device) -> the QP count that failed first
+SCALING_FAILED = {}   # (path, device) -> the smallest QP count that failed
 
 
 def scaling_timeout(qps, s):
@@ -319,7 +319,7 @@ def run_scaling(w, pair, s):
     only fail slower."""
     qps, size = w.params["qps"], w.params["size"]
     key = (w.path, pair.server.dev)
-    if key in SCALING_FAILED:
+    if qps >= SCALING_FAILED.get(key, qps + 1):
         raise RunFailed("not run: the same device failed at %d QPs"
                         % SCALING_FAILED[key])
     depth, iters = scaling_depth_and_iters(qps, size)
@@ -329,7 +329,7 @@ def run_scaling(w, pair, s):
                             "-n", str(iters)], timeout=scaling_timeout(qps, s))
         r = parsers.perftest_bw(out)
     except Exception:
-        SCALING_FAILED[key] = qps
+        SCALING_FAILED[key] = min(qps, SCALING_FAILED.get(key, qps))
         raise
     r.update(depth=depth, iters_per_qp=iters, seconds=seconds)
     return r
