@@ -399,6 +399,14 @@ def with_loss(w, fn):
 HUNG = {}   # (path, workload, device) -> round in which it timed out
 
 
+def failure_text(e):
+    """What a failed run records: the error's first line (why it failed)
+    and the end of the tool output after it.  Keeping only the last 600
+    characters lost the why whenever the output was long."""
+    why_, _, detail = str(e).strip().partition("\n")
+    return why_[:300] + ("\n" + detail[-600:] if detail else "")
+
+
 def run_one(w, device, rnd, s, log):
     pair = Pair(*PAIRS[(w.path, device)])
     rec = {"workload": w.id, "path": w.path, "device": device, "round": rnd}
@@ -411,14 +419,14 @@ def run_one(w, device, rnd, s, log):
         rec["ok"] = True
     except (RunFailed, parsers.ParseError, RuntimeError, OSError,
             subprocess.SubprocessError, ValueError) as e:
-        rec["ok"], rec["error"] = False, str(e)[-600:]
+        rec["ok"], rec["error"] = False, failure_text(e)
         if "timed out after" in rec["error"]:
             HUNG.setdefault(key, rnd)
     rec["seconds"] = round(time.monotonic() - t0, 1)
     log.write(json.dumps(rec) + "\n")
     log.flush()
     shown = ("%.4g %s" % (rec["metrics"][w.metric], w.unit) if rec["ok"]
-             else "FAILED: " + rec["error"].splitlines()[-1][:100])
+             else "FAILED: " + rec["error"].splitlines()[0][:100])
     print("[round %d] %-8s %-14s %-30s %s (%.0fs)" % (
         rnd, w.path, device, w.id, shown, rec["seconds"]), flush=True)
 

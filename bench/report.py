@@ -257,7 +257,7 @@ def markdown(meta, host, s, kernel_problems):
     fails = s.failures()
     L += ["", "## Failed runs", ""]
     L += ["- %s %s %s round %d: %s" % (f["path"], f["device"], f["workload"],
-                                       f["round"], f["error"].strip().splitlines()[-1][:160])
+                                       f["round"], f["error"].strip().splitlines()[0][:160])
           for f in fails] or ["None."]
     L += ["", "## Guest kernel log", ""]
     if kernel_problems is None:

@@ -383,3 +383,28 @@ def test_a_failed_scaling_count_skips_only_larger_ones(monkeypatch):
     assert guest_runner.run_scaling(workload(8), Pair(), plan.Settings())["gbps"] > 0
     with pytest.raises(guest_runner.RunFailed):
         guest_runner.run_scaling(workload(8192), Pair(), plan.Settings())
+
+
+def test_a_failed_run_keeps_why_it_failed(tmp_path):
+    """A failure records the error's first line and the end of the output
+    after it, and the report lists the first line: keeping the last 600
+    characters of a long perftest output kept only its dashes."""
+    import guest_runner
+    out = "\n".join([": LID 0000 QPN 0x4d47"] * 40 + [
+        " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]",
+        " 4096       49152            0.00               0.00   \t\t   0.000000",
+        "-" * 87])
+    with pytest.raises(parsers.ParseError) as e:
+        parsers.perftest_bw(out)
+    text = guest_runner.failure_text(e.value)
+    assert text.splitlines()[0] == "perftest reported nothing moved:"
+    assert text.endswith("-" * 87) and len(text) < 1000
+    run = fake_run(tmp_path)
+    with open(run / "raw.jsonl", "a") as f:
+        f.write(json.dumps({"workload": "scaling/write/4KiB/8192qp", "path": "loopback",
+                            "device": "rxe", "round": 1, "ok": False,
+                            "error": text}) + "\n")
+    meta, recs = report.load(run)
+    md = report.markdown(meta, {}, report.Summary(meta, recs), [])
+    assert ("- loopback rxe scaling/write/4KiB/8192qp round 1: "
+            "perftest reported nothing moved:") in md
