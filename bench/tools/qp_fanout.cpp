@@ -64,15 +64,12 @@ int main(int argc, char **argv)
 	tool_name = "qp_fanout";
 	/* One source buffer for every WRITE, then each QP its own target. */
 	const size_t mr_bytes = static_cast<size_t>(size) * (qps + 1);
+	/* One signalled WR per QP is outstanding at a time. */
 	Setup s = open_setup(argv[1], arg(argv[2], 0, "GID_INDEX"), mr_bytes,
-			     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+			     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, qps + 64);
 	ibv_port_attr port{};
 	if (int err = ibv_query_port(s.ctx, 1, &port))
 		die("ibv_query_port", err);
-	/* One signalled WR per QP is outstanding at a time. */
-	s.cq = ibv_create_cq(s.ctx, qps + 64, nullptr, nullptr, 0);
-	if (!s.cq)
-		die("ibv_create_cq", errno);
 	std::vector<ibv_qp *> req(qps), resp(qps);
 	for (int i = 0; i < qps; i++) {
 		req[i] = make_rc(s, nullptr, depth);

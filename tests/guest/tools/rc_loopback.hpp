@@ -54,9 +54,11 @@ struct Setup {
 	int gid_index = 0;
 };
 
-/* Opens @dev and makes the PD, a CQ and an MR of @mr_bytes with @access. */
+/* Opens @dev and makes the PD, a CQ of @cq_entries and an MR of @mr_bytes
+ * with @access.
+ */
 inline Setup open_setup(const char *dev, int gid_index, size_t mr_bytes,
-			int access)
+			int access, int cq_entries = 256)
 {
 	Setup s;
 	s.gid_index = gid_index;
@@ -69,7 +71,7 @@ inline Setup open_setup(const char *dev, int gid_index, size_t mr_bytes,
 	if (int err = ibv_query_gid(s.ctx, 1, s.gid_index, &s.gid))
 		die("ibv_query_gid", err);
 	s.pd = ibv_alloc_pd(s.ctx);
-	s.cq = ibv_create_cq(s.ctx, 256, nullptr, nullptr, 0);
+	s.cq = ibv_create_cq(s.ctx, cq_entries, nullptr, nullptr, 0);
 	void *buf = std::aligned_alloc(4096, (mr_bytes + 4095) / 4096 * 4096);
 	if (buf)
 		std::memset(buf, 0, mr_bytes);
