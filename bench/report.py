@@ -101,12 +101,16 @@ def comparison_rows(s):
     return rows
 
 
+def most_qps(s, prefix):
+    """The workload of the plan whose id starts with @prefix and ends in
+    the largest QP count (".../8192qp"), or None."""
+    ids = [wid for (p, wid) in s.workloads if wid.startswith(prefix)]
+    return max(ids, key=lambda wid: int(wid.split("/")[-1][:-2]), default=None)
+
+
 def target_rows(s):
     lb, wire = "loopback", "wire"
-    sc = [wid for (p, wid) in s.workloads if wid.startswith("scaling/")]
-    big = max(sc, key=lambda x: int(x.split("/")[-1][:-2]), default=None)
-    fans = [wid for (p, wid) in s.workloads if wid.startswith("fanout/")]
-    fan = max(fans, key=lambda x: int(x.split("/")[-1][:-2]), default=None)
+    big, fan = most_qps(s, "scaling/"), most_qps(s, "fanout/")
     loss = next((wid for (p, wid) in s.workloads if p == wire and "loss" in wid
                  and wid.startswith("write")), None)
     tcp_sroce = s.median(lb, "tcp/iperf3", "tcp-sroce-path")
