@@ -19,14 +19,19 @@
  * QP's producer index in turn it could watch 128, and with thousands a
  * WQE waited longer for it than for a doorbell.  It uses a CPU the
  * process leaves idle (a CPU that halted through about half of every
- * WRITE run before, docs/bench/profile.md); it never competes for one:
- * the moment another task wants its CPU (need_resched(), or a second
- * runnable task, as vhost's and KVM's busy polling check) it gives every
- * context back (clears `watching`, then takes the marks once more) and
- * sleeps, taking none for a while if it keeps finding its CPU taken
- * (sqpoll_back_off), so two busy-polling processes on two CPUs (a
- * latency test) keep their doorbells and lose no time to it.  With
- * nothing to watch it sleeps: an idle device costs no CPU.
+ * WRITE run before, docs/bench/profile.md); it never competes for one.
+ * When another task wants its CPU (need_resched(), or a second runnable
+ * task, as vhost's and KVM's busy polling check) it first tries to keep
+ * the stream without taking that task's time: it lets a passing task
+ * (a kworker, ksoftirqd) run and keeps watching (sqpoll_step_aside), or
+ * it moves to another CPU it may use (sqpoll_move_on).  Only then does
+ * it give every context back (clears `watching`, then takes the marks
+ * once more) and sleep, taking none for a while if it keeps finding its
+ * CPUs taken (sqpoll_back_off), so two busy-polling processes on two
+ * CPUs (a latency test) keep their doorbells and lose no time to it.
+ * Every moment it is away, a stream rings: at 500 MB/s of 4 KiB WRITEs,
+ * about 120 doorbells a millisecond.  With nothing to watch it sleeps:
+ * an idle device costs no CPU.
  *
  * A hrtimer that polled the ring instead was tried first: under TCG its
  * polls came far later than asked, and 50 us of it added ~65 us to a
@@ -43,8 +48,13 @@ module_param(sq_poll_idle_us, uint, 0644);
 MODULE_PARM_DESC(sq_poll_idle_us,
 		 "how long the send-queue poller watches a process whose QPs went idle before it must ring again (us, rounded up to jiffies; 0: no poller)");
 
-/* At most this many jiffies without handovers after it gave way. */
-#define SQPOLL_BACKOFF_MAX	8
+/*
+ * How long it takes no handovers after giving way without having
+ * worked: the first time, and at most.  Not in jiffies: a jiffy is 4 ms
+ * at HZ=250, and a first back-off that long cost a stream ~400 doorbells.
+ */
+#define SQPOLL_BACKOFF_MIN_NS	(250 * NSEC_PER_USEC)
+#define SQPOLL_BACKOFF_MAX_NS	(32 * NSEC_PER_MSEC)
 /* Engine runs per look: bounds the bottom-half-off time of a look. */
 #define SQPOLL_BATCH		32
 
@@ -56,11 +66,13 @@ static struct {
 	unsigned int nr_ctxs;		/* on ctxs */
 	bool active;			/* the thread runs and watches: processes
 					 * whose contexts it has need not ring */
-	unsigned long quiet_until;	/* jiffies: no handovers before */
+	u64 quiet_until;		/* ktime_get_ns(): no handovers before */
 	struct task_struct *task;
 	/* The thread's own */
 	bool worked;			/* ran an engine since it last gave way */
-	unsigned int backoff;		/* jiffies it last stayed away */
+	bool moved;			/* moved CPU since it last worked */
+	u64 backoff;			/* ns it last stayed away */
+	cpumask_var_t allowed;		/* its affinity, kept across a move */
 } sqpoll;
 
 /* Did the process post a WQE the engine has not taken yet?  A hint. */
@@ -110,7 +122,7 @@ static void sqpoll_watch(struct sroce_sq_marks *m)
 	 * engine of a busy process.
 	 */
 	if (READ_ONCE(m->watching) ||
-	    time_before(jiffies, READ_ONCE(sqpoll.quiet_until)))
+	    ktime_get_ns() < READ_ONCE(sqpoll.quiet_until))
 		return;
 	spin_lock_bh(&sqpoll.lock);
 	if (list_empty(&m->poll_node)) {
@@ -196,7 +208,10 @@ static bool sqpoll_scan(void)
 		list_move_tail(&m->poll_node, &sqpoll.ctxs);
 	}
 	spin_unlock_bh(&sqpoll.lock);
-	sqpoll.worked |= n > 0;
+	if (n) {
+		sqpoll.worked = true;
+		sqpoll.moved = false;
+	}
 	for (i = 0; i < n; i++) {
 		struct sroce_qp *qp = run[i];
 
@@ -219,18 +234,78 @@ static bool sqpoll_contended(void)
  * How long to take no handovers after giving way.  A poller that worked
  * since it last gave way met a passing task (a kworker, ksoftirqd): it
  * takes QPs again at once, or a stream would ring for a while after
- * every such task.  One that was woken only to find its CPU taken again
+ * every such task.  One that was woken only to find its CPUs taken again
  * (two busy-polling processes on two CPUs) stays away twice as long each
- * time, up to SQPOLL_BACKOFF_MAX, so that waking it costs them nothing.
+ * time, up to SQPOLL_BACKOFF_MAX_NS, so that waking it costs them nothing.
  */
 static void sqpoll_back_off(void)
 {
 	if (sqpoll.worked)
 		sqpoll.backoff = 0;
 	else
-		sqpoll.backoff = clamp(sqpoll.backoff * 2, 1U, SQPOLL_BACKOFF_MAX);
+		sqpoll.backoff = clamp_t(u64, sqpoll.backoff * 2,
+					 SQPOLL_BACKOFF_MIN_NS, SQPOLL_BACKOFF_MAX_NS);
 	sqpoll.worked = false;
-	WRITE_ONCE(sqpoll.quiet_until, jiffies + sqpoll.backoff);
+	sqpoll.moved = false;
+	WRITE_ONCE(sqpoll.quiet_until, ktime_get_ns() + sqpoll.backoff);
+}
+
+/*
+ * The poller finds its CPU taken and cannot step aside: a wake-up put it
+ * beside the process it polls for (the wake-up comes from that process's
+ * syscall, and lands there whenever the other CPU is busy for a moment),
+ * or a task stayed.  Giving way there would make it back off, and the
+ * process would ring for every WR while another CPU runs only passing
+ * work.  So it first moves, once until it works or gives way, to another
+ * CPU it may use: narrowing its affinity migrates it at once, and
+ * restoring it keeps what an administrator set (taskset; a change made
+ * between the two calls is lost).  Which CPU is the scheduler's choice:
+ * it does not tell us which are idle.  If that CPU is taken too (two
+ * busy-polling processes on two CPUs), it gives way as before.  True if
+ * it moved.
+ */
+static bool sqpoll_move_on(void)
+{
+	int here = raw_smp_processor_id();
+	bool moved;
+
+	if (sqpoll.moved)
+		return false;
+	cpumask_copy(sqpoll.allowed, &current->cpus_mask);
+	if (cpumask_weight(sqpoll.allowed) < 2)
+		return false;
+	cpumask_clear_cpu(here, sqpoll.allowed);
+	moved = !set_cpus_allowed_ptr(current, sqpoll.allowed);
+	sqpoll.moved = moved;
+	cpumask_set_cpu(here, sqpoll.allowed);
+	set_cpus_allowed_ptr(current, sqpoll.allowed);
+	return moved;
+}
+
+/*
+ * A task came by while the poller streams (it ran an engine since it
+ * last gave way): a kworker or ksoftirqd, often running our own receive
+ * side.  Giving way would hand every marked QP to a work item, one more
+ * runnable task, and make every post ring until the poller is back.  So
+ * it lets the task run and keeps watching: the marks wait for it.  A
+ * stay longer than SQPOLL_ASIDE_MAX_NS says the task is not passing (a
+ * busy-polling process came there): then it moves or gives way.  A
+ * poller that has not worked since it last gave way does not step
+ * aside: its yield would return at once (it slept, so the scheduler owes
+ * it time) and it would take the CPU from whoever holds it.  True if it
+ * may go on watching here.
+ */
+#define SQPOLL_ASIDE_MAX_NS	(250 * NSEC_PER_USEC)
+
+static bool sqpoll_step_aside(void)
+{
+	u64 start;
+
+	if (!sqpoll.worked)
+		return false;
+	start = ktime_get_ns();
+	yield();
+	return ktime_get_ns() - start < SQPOLL_ASIDE_MAX_NS;
 }
 
 static int sqpoll_thread(void *unused)
@@ -243,6 +318,10 @@ static int sqpoll_thread(void *unused)
 				cpu_relax();
 				continue;
 			}
+			/* Idle: the stream it worked for is over. */
+			sqpoll.worked = false;
+		} else if (sqpoll_step_aside() || sqpoll_move_on()) {
+			continue;
 		} else {
 			/* Give way and sleep: a runnable poller would take
 			 * its share of the CPU.
@@ -270,12 +349,15 @@ int sroce_sqpoll_init(void)
 {
 	struct task_struct *t;
 
+	if (!zalloc_cpumask_var(&sqpoll.allowed, GFP_KERNEL))
+		return -ENOMEM;
 	spin_lock_init(&sqpoll.lock);
 	INIT_LIST_HEAD(&sqpoll.ctxs);
-	sqpoll.quiet_until = jiffies;
 	t = kthread_run(sqpoll_thread, NULL, "sroce_sqpoll");
-	if (IS_ERR(t))
+	if (IS_ERR(t)) {
+		free_cpumask_var(sqpoll.allowed);
 		return PTR_ERR(t);
+	}
 	sqpoll.task = t;
 	return 0;
 }
@@ -284,6 +366,7 @@ int sroce_sqpoll_init(void)
 void sroce_sqpoll_exit(void)
 {
 	kthread_stop(sqpoll.task);
+	free_cpumask_var(sqpoll.allowed);
 }
 
 /*
