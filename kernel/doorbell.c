@@ -40,6 +40,7 @@
 #include <linux/kthread.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/stat.h>
 #include "sroce.h"
 
@@ -55,6 +56,8 @@ MODULE_PARM_DESC(sq_poll_idle_us,
  */
 #define SQPOLL_BACKOFF_MIN_NS	(250 * NSEC_PER_USEC)
 #define SQPOLL_BACKOFF_MAX_NS	(32 * NSEC_PER_MSEC)
+/* A give-way this long after the last one starts the back-off over. */
+#define SQPOLL_BACKOFF_RESET_NS	NSEC_PER_SEC
 /* Engine runs per look: bounds the bottom-half-off time of a look. */
 #define SQPOLL_BATCH		32
 
@@ -72,6 +75,7 @@ static struct {
 	bool worked;			/* ran an engine since it last gave way */
 	bool moved;			/* moved CPU since it last worked */
 	u64 backoff;			/* ns it last stayed away */
+	u64 gave_way;			/* ktime_get_ns() it last did */
 	cpumask_var_t allowed;		/* its affinity, kept across a move */
 } sqpoll;
 
@@ -236,18 +240,24 @@ static bool sqpoll_contended(void)
  * takes QPs again at once, or a stream would ring for a while after
  * every such task.  One that was woken only to find its CPUs taken again
  * (two busy-polling processes on two CPUs) stays away twice as long each
- * time, up to SQPOLL_BACKOFF_MAX_NS, so that waking it costs them nothing.
+ * time, up to SQPOLL_BACKOFF_MAX_NS, so that waking it costs them nothing,
+ * and starts over when it gives way again after a second or more.
  */
 static void sqpoll_back_off(void)
 {
+	u64 now = ktime_get_ns();
+
 	if (sqpoll.worked)
 		sqpoll.backoff = 0;
+	else if (now - sqpoll.gave_way > SQPOLL_BACKOFF_RESET_NS)
+		sqpoll.backoff = SQPOLL_BACKOFF_MIN_NS;
 	else
 		sqpoll.backoff = clamp_t(u64, sqpoll.backoff * 2,
 					 SQPOLL_BACKOFF_MIN_NS, SQPOLL_BACKOFF_MAX_NS);
+	sqpoll.gave_way = now;
 	sqpoll.worked = false;
 	sqpoll.moved = false;
-	WRITE_ONCE(sqpoll.quiet_until, ktime_get_ns() + sqpoll.backoff);
+	WRITE_ONCE(sqpoll.quiet_until, now + sqpoll.backoff);
 }
 
 /*
@@ -269,7 +279,11 @@ static bool sqpoll_move_on(void)
 	int here = raw_smp_processor_id();
 	bool moved;
 
-	if (sqpoll.moved)
+	/* Backed off to the limit: it was woken into taken CPUs again and
+	 * again (two busy-polling processes hold them), and a move would
+	 * only cost them a migration per wake-up.
+	 */
+	if (sqpoll.moved || sqpoll.backoff >= SQPOLL_BACKOFF_MAX_NS)
 		return false;
 	cpumask_copy(sqpoll.allowed, &current->cpus_mask);
 	if (cpumask_weight(sqpoll.allowed) < 2)
@@ -303,9 +317,14 @@ static bool sqpoll_step_aside(void)
 
 	if (!sqpoll.worked)
 		return false;
-	start = ktime_get_ns();
+	/* local_clock(): this CPU's, cheap, read around every yield;
+	 * ktime_get_ns() may read an emulated HPET.  The back-off compares
+	 * times across CPUs and takes ktime_get_ns(): it is read next to a
+	 * sleep or a doorbell syscall.
+	 */
+	start = local_clock();
 	yield();
-	return ktime_get_ns() - start < SQPOLL_ASIDE_MAX_NS;
+	return local_clock() - start < SQPOLL_ASIDE_MAX_NS;
 }
 
 static int sqpoll_thread(void *unused)

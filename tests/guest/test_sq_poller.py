@@ -75,10 +75,13 @@ def loopback_stream(guest, gids, test="ib_write_bw", args="-s 4096 -n %d" % WRS)
         return int(r.stdout.split()[0])
     peer = "ip netns exec peer "
     cmd = "%s -d sroce1 -x %d -F %s" % (test, gids[1], args)
-    before = link_counters(guest, "sroce1")["sq_doorbells"], poller_ns(), time.monotonic_ns()
+    def state():
+        c = link_counters(guest, "sroce1")
+        return c["sq_doorbells"], poller_ns(), time.monotonic_ns(), c["sq_polled"]
+    before = state()
     rc, out = run_pair(guest, cmd, peer + cmd + " " + SERVER_IP, timeout=300)
     assert rc == 0, out
-    after = link_counters(guest, "sroce1")["sq_doorbells"], poller_ns(), time.monotonic_ns()
+    after = state()
     return tuple(a - b for a, b in zip(after, before))
 
 
@@ -112,8 +115,8 @@ def test_two_busy_pollers_lose_no_time_to_it(guest, gids):
     the poller could move; 87 ms with a variant that also stepped aside
     (yield) after moving: a yield returns at once to a thread that slept,
     and it took 300000 turns on their CPUs."""
-    _, poller, wall = loopback_stream(guest, gids, "ib_write_lat", "-s 2 -n 20000")
-    print("poller CPU %d us in %d us" % (poller // 1000, wall // 1000))
+    _, poller, wall, polled = loopback_stream(guest, gids, "ib_write_lat", "-s 2 -n 20000")
+    print("poller CPU %d us in %d us, %d engine runs" % (poller // 1000, wall // 1000, polled))
     assert poller < wall // 100, (poller, wall)
 
 
