@@ -51,10 +51,15 @@ MODULE_PARM_DESC(sq_poll_idle_us,
 
 /*
  * How long it takes no handovers after giving way without having
- * worked: the first time, and at most.  Not in jiffies: a jiffy is 4 ms
- * at HZ=250, and a first back-off that long cost a stream ~400 doorbells.
+ * worked: the first time, and at most.  Not in jiffies: the first
+ * back-off lasted until the next jiffy, up to 4 ms at HZ=250, and at
+ * 500 MB/s a stream rings ~120 times a millisecond.  Not shorter than
+ * 1 ms either: each back-off ends in a wake-up that may move the poller
+ * (sqpoll_move_on), which a latency test feels in its p99 (2-byte p99
+ * over two 3-round runs: 46-70 us with 1 ms, 57-84 us with 250 us,
+ * 38-66 us before either).
  */
-#define SQPOLL_BACKOFF_MIN_NS	(250 * NSEC_PER_USEC)
+#define SQPOLL_BACKOFF_MIN_NS	(1 * NSEC_PER_MSEC)
 #define SQPOLL_BACKOFF_MAX_NS	(32 * NSEC_PER_MSEC)
 /* A give-way this long after the last one starts the back-off over. */
 #define SQPOLL_BACKOFF_RESET_NS	NSEC_PER_SEC
@@ -76,6 +81,8 @@ static struct {
 	bool moved;			/* moved CPU since it last worked */
 	u64 backoff;			/* ns it last stayed away */
 	u64 gave_way;			/* ktime_get_ns() it last did */
+	bool stuck;			/* backed off to the limit since it
+					 * last worked: moves no more */
 	cpumask_var_t allowed;		/* its affinity, kept across a move */
 } sqpoll;
 
@@ -240,20 +247,26 @@ static bool sqpoll_contended(void)
  * takes QPs again at once, or a stream would ring for a while after
  * every such task.  One that was woken only to find its CPUs taken again
  * (two busy-polling processes on two CPUs) stays away twice as long each
- * time, up to SQPOLL_BACKOFF_MAX_NS, so that waking it costs them nothing,
- * and starts over when it gives way again after a second or more.
+ * time, up to SQPOLL_BACKOFF_MAX_NS, so that waking it costs them nothing.
+ * A give-way a second or more after the last starts the back-off over
+ * (a stream that starts later must not wait 32 ms), but a poller that
+ * reached the limit moves no more until it works: a latency test that
+ * follows another would feel a move at every wake-up in its p99.
  */
 static void sqpoll_back_off(void)
 {
 	u64 now = ktime_get_ns();
 
-	if (sqpoll.worked)
+	if (sqpoll.worked) {
 		sqpoll.backoff = 0;
-	else if (now - sqpoll.gave_way > SQPOLL_BACKOFF_RESET_NS)
+		sqpoll.stuck = false;
+	} else if (now - sqpoll.gave_way > SQPOLL_BACKOFF_RESET_NS) {
 		sqpoll.backoff = SQPOLL_BACKOFF_MIN_NS;
-	else
+	} else {
 		sqpoll.backoff = clamp_t(u64, sqpoll.backoff * 2,
 					 SQPOLL_BACKOFF_MIN_NS, SQPOLL_BACKOFF_MAX_NS);
+		sqpoll.stuck |= sqpoll.backoff == SQPOLL_BACKOFF_MAX_NS;
+	}
 	sqpoll.gave_way = now;
 	sqpoll.worked = false;
 	sqpoll.moved = false;
@@ -283,7 +296,7 @@ static bool sqpoll_move_on(void)
 	 * again (two busy-polling processes hold them), and a move would
 	 * only cost them a migration per wake-up.
 	 */
-	if (sqpoll.moved || sqpoll.backoff >= SQPOLL_BACKOFF_MAX_NS)
+	if (sqpoll.moved || sqpoll.stuck)
 		return false;
 	cpumask_copy(sqpoll.allowed, &current->cpus_mask);
 	if (cpumask_weight(sqpoll.allowed) < 2)
