@@ -78,7 +78,8 @@ static struct {
 	struct task_struct *task;
 	/* The thread's own */
 	bool worked;			/* ran an engine since it last gave way */
-	bool moved;			/* moved CPU since it last worked */
+	bool moved;			/* moved CPU since it last worked or
+					 * gave way */
 	u64 backoff;			/* ns it last stayed away */
 	u64 gave_way;			/* ktime_get_ns() it last did */
 	bool stuck;			/* backed off to the limit since it
@@ -292,9 +293,10 @@ static bool sqpoll_move_on(void)
 	int here = raw_smp_processor_id();
 	bool moved;
 
-	/* Backed off to the limit: it was woken into taken CPUs again and
-	 * again (two busy-polling processes hold them), and a move would
-	 * only cost them a migration per wake-up.
+	/* One move per try.  And none once stuck (backed off to the
+	 * limit): it was woken into taken CPUs again and again (two
+	 * busy-polling processes hold them), and a move would only cost
+	 * them a migration per wake-up.
 	 */
 	if (sqpoll.moved || sqpoll.stuck)
 		return false;

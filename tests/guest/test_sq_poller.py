@@ -111,7 +111,8 @@ def test_two_busy_pollers_lose_no_time_to_it(guest, gids):
     the poller, which finds both vCPUs taken.  It must give way and back
     off, not share their CPUs.  Its CPU time must stay under 1% of the
     run's (perftest's set-up included): a few dozen wake-ups a second,
-    each a look and a move.  Measured: 3 ms in a 2.3 s run; 1 ms before
+    each a look, and a move until it has backed off to the limit.
+    Measured: 3 ms in a 2.3 s run; 1 ms before
     the poller could move; 87 ms with a variant that also stepped aside
     (yield) after moving: a yield returns at once to a thread that slept,
     and it took 300000 turns on their CPUs."""
