@@ -74,7 +74,9 @@ static struct {
 	unsigned int nr_ctxs;		/* on ctxs */
 	bool active;			/* the thread runs and watches: processes
 					 * whose contexts it has need not ring */
-	u64 quiet_until;		/* ktime_get_ns(): no handovers before */
+	bool quiet;			/* backing off: no handovers until
+					 * quiet_timer ends it */
+	struct hrtimer quiet_timer;	/* armed by the thread only */
 	struct task_struct *task;
 	/* The thread's own */
 	bool worked;			/* ran an engine since it last gave way */
@@ -131,10 +133,12 @@ static void sqpoll_watch(struct sroce_sq_marks *m)
 
 	/* Watched already: the poller's next look takes the mark, and keeps
 	 * the context while it finds some.  Spares the lock on every idle
-	 * engine of a busy process.
+	 * engine of a busy process.  The back-off is a flag, not a time
+	 * compared with the clock: this runs at every idle engine and every
+	 * ACK of a ping-pong, and where the clocksource is not the TSC (an
+	 * HPET, acpi_pm) a clock read is a device access.
 	 */
-	if (READ_ONCE(m->watching) ||
-	    ktime_get_ns() < READ_ONCE(sqpoll.quiet_until))
+	if (READ_ONCE(m->watching) || READ_ONCE(sqpoll.quiet))
 		return;
 	spin_lock_bh(&sqpoll.lock);
 	if (list_empty(&m->poll_node)) {
@@ -271,7 +275,18 @@ static void sqpoll_back_off(void)
 	sqpoll.gave_way = now;
 	sqpoll.worked = false;
 	sqpoll.moved = false;
-	WRITE_ONCE(sqpoll.quiet_until, now + sqpoll.backoff);
+	/* A timer callback still running could clear the new flag. */
+	hrtimer_cancel(&sqpoll.quiet_timer);
+	WRITE_ONCE(sqpoll.quiet, sqpoll.backoff != 0);
+	if (sqpoll.backoff)
+		hrtimer_start(&sqpoll.quiet_timer, ns_to_ktime(sqpoll.backoff),
+			      HRTIMER_MODE_REL);
+}
+
+static enum hrtimer_restart sqpoll_quiet_over(struct hrtimer *t)
+{
+	WRITE_ONCE(sqpoll.quiet, false);
+	return HRTIMER_NORESTART;
 }
 
 /*
@@ -333,9 +348,9 @@ static bool sqpoll_step_aside(void)
 	if (!sqpoll.worked)
 		return false;
 	/* local_clock(): this CPU's, cheap, read around every yield;
-	 * ktime_get_ns() may read an emulated HPET.  The back-off compares
-	 * times across CPUs and takes ktime_get_ns(): it is read next to a
-	 * sleep or a doorbell syscall.
+	 * ktime_get_ns() may read an emulated HPET.  The back-off takes
+	 * ktime_get_ns(), read only when the poller gives way, next to a
+	 * sleep.
 	 */
 	start = local_clock();
 	yield();
@@ -387,6 +402,8 @@ int sroce_sqpoll_init(void)
 		return -ENOMEM;
 	spin_lock_init(&sqpoll.lock);
 	INIT_LIST_HEAD(&sqpoll.ctxs);
+	hrtimer_setup(&sqpoll.quiet_timer, sqpoll_quiet_over, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL);
 	t = kthread_run(sqpoll_thread, NULL, "sroce_sqpoll");
 	if (IS_ERR(t)) {
 		free_cpumask_var(sqpoll.allowed);
@@ -400,6 +417,7 @@ int sroce_sqpoll_init(void)
 void sroce_sqpoll_exit(void)
 {
 	kthread_stop(sqpoll.task);
+	hrtimer_cancel(&sqpoll.quiet_timer);
 	free_cpumask_var(sqpoll.allowed);
 }
 

@@ -121,6 +121,78 @@ def test_two_busy_pollers_lose_no_time_to_it(guest, gids):
     assert poller < wall // 100, (poller, wall)
 
 
+TRACING = "/sys/kernel/tracing"
+CLOCK_MSGS = 2000
+
+
+# Reads /proc/kallsyms, then the trace: prints the number of stacks and
+# of those on a message's path.  Walking a stack from ktime_get outwards
+# until an interrupt entry (asm_*: a tick that interrupted us reads the
+# clock for itself) or the scheduler's wake-up or switch (on 7.2 its
+# hrtick reads the clock at every enqueue, whoever woke the task), the
+# read is on the path if it meets a function of the module and one of the
+# two ways a message comes in: the doorbell (sroce_post_send) or a packet
+# (sroce_net_recv).  The poller's own reads when it gives way, a few per
+# back-off, are counted by time, not by message.
+OURS_ON_THE_STACK = (
+    'FNR == NR { if ($4 == "[sroce]") ours[$3] = 1; next } '
+    '/<stack trace>/ { n++; k += mod && entry; mod = entry = stop = 0; next } '
+    '$1 == "=>" && !stop { '
+    '  if ($2 ~ /^asm_/ || $2 == "try_to_wake_up" || $2 == "__schedule") stop = 1; '
+    '  else { if ($2 in ours) mod = 1; '
+    '         if ($2 == "sroce_post_send" || $2 == "sroce_net_recv") entry = 1 } } '
+    'END { print n, k + (mod && entry) }')
+
+
+def sroce_clock_reads(guest, run):
+    """Calls to ktime_get (the clocksource read behind ktime_get_ns) made
+    while @run() runs: (all of them, those on a message's path through
+    sroce), from ftrace's function tracer with stack traces.  Lost events
+    would make the count meaningless, so the buffers must not overrun."""
+    def tracing(cmds):
+        guest.run("mountpoint -q %s || mount -t tracefs nodev %s; cd %s && %s"
+                  % (TRACING, TRACING, TRACING, cmds), check=True)
+    tracing("echo 0 > tracing_on; echo nop > current_tracer; "
+            "echo ktime_get > set_ftrace_filter; echo 16384 > buffer_size_kb; "
+            "echo function > current_tracer; echo 1 > options/func_stack_trace; "
+            "echo > trace; echo 1 > tracing_on")
+    try:
+        run()
+    finally:
+        tracing("echo 0 > tracing_on")
+        counts = guest.run(
+            "awk '%s' /proc/kallsyms %s/trace; cat %s/per_cpu/cpu*/stats | "
+            "awk '/^overrun/ {o += $2} END {print o}'"
+            % (OURS_ON_THE_STACK, TRACING, TRACING), check=True).stdout.split()
+        tracing("echo nop > current_tracer; echo 0 > options/func_stack_trace; "
+                "echo > set_ftrace_filter; echo 1408 > buffer_size_kb; echo 1 > tracing_on")
+    reads, ours, overrun = (int(c) for c in counts)
+    assert overrun == 0, "the trace lost %d events" % overrun
+    return reads, ours
+
+
+def test_a_message_reads_no_clock(guest, gids):
+    """A 2-byte ping-pong on the loopback path (both processes ring for
+    every message, the poller backed off) must not read the clock on the
+    way: where the clocksource is not the TSC a read is a device access
+    (this guest's HPET), and rxe's path reads none.  The engine read it
+    twice per message, going idle and again after the ACK, to see
+    whether the poller's back-off was over (measured: 8006 reads for
+    4000 messages; 2 since the back-off is a flag: the first send checks
+    the congestion control's settings).  The bound: one read per hundred
+    messages; the tracer must have seen the guest's own ticks read it."""
+    peer = "ip netns exec peer "
+    cmd = "ib_write_lat -d sroce1 -x %d -F -s 2 -n %d" % (gids[1], CLOCK_MSGS)
+
+    def ping_pong():
+        rc, out = run_pair(guest, cmd, peer + cmd + " " + SERVER_IP, timeout=300)
+        assert rc == 0, out
+    reads, ours = sroce_clock_reads(guest, ping_pong)
+    messages = 2 * CLOCK_MSGS
+    print("ktime_get: %d calls, %d from sroce, for %d messages" % (reads, ours, messages))
+    assert reads > ours, (reads, ours)
+    assert ours <= messages // 100, (reads, ours)
+
 MANY_QPS = 4096
 MANY_DEPTH = 2      # WRs in flight per QP: each engine goes idle after them
 MANY_ITERS = 6      # per QP; a multiple of the depth (perftest's CQ moderation)
