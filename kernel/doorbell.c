@@ -74,9 +74,9 @@ static struct {
 	unsigned int nr_ctxs;		/* on ctxs */
 	bool active;			/* the thread runs and watches: processes
 					 * whose contexts it has need not ring */
-	bool quiet;			/* backing off: no handovers until
-					 * quiet_timer ends it */
-	struct hrtimer quiet_timer;	/* armed by the thread only */
+	struct hrtimer quiet_timer;	/* queued while the thread backs off:
+					 * no handovers until it expires.
+					 * Armed by the thread only. */
 	struct task_struct *task;
 	/* The thread's own */
 	bool worked;			/* ran an engine since it last gave way */
@@ -133,12 +133,13 @@ static void sqpoll_watch(struct sroce_sq_marks *m)
 
 	/* Watched already: the poller's next look takes the mark, and keeps
 	 * the context while it finds some.  Spares the lock on every idle
-	 * engine of a busy process.  The back-off is a flag, not a time
-	 * compared with the clock: this runs at every idle engine and every
-	 * ACK of a ping-pong, and where the clocksource is not the TSC (an
-	 * HPET, acpi_pm) a clock read is a device access.
+	 * engine of a busy process.  The back-off is the timer's queued
+	 * state (a lockless read), not a time compared with the clock: this
+	 * runs at every idle engine and every ACK of a ping-pong, and where
+	 * the clocksource is not the TSC (an HPET, acpi_pm) a clock read is
+	 * a device access.
 	 */
-	if (READ_ONCE(m->watching) || READ_ONCE(sqpoll.quiet))
+	if (READ_ONCE(m->watching) || hrtimer_is_queued(&sqpoll.quiet_timer))
 		return;
 	spin_lock_bh(&sqpoll.lock);
 	if (list_empty(&m->poll_node)) {
@@ -275,17 +276,19 @@ static void sqpoll_back_off(void)
 	sqpoll.gave_way = now;
 	sqpoll.worked = false;
 	sqpoll.moved = false;
-	/* A timer callback still running could clear the new flag. */
-	hrtimer_cancel(&sqpoll.quiet_timer);
-	WRITE_ONCE(sqpoll.quiet, sqpoll.backoff != 0);
+	/* A worked poller gives way without backing off: a back-off still
+	 * queued from before it worked ends now.  (A callback running now
+	 * is harmless: it does nothing.) */
 	if (sqpoll.backoff)
 		hrtimer_start(&sqpoll.quiet_timer, ns_to_ktime(sqpoll.backoff),
 			      HRTIMER_MODE_REL);
+	else
+		hrtimer_try_to_cancel(&sqpoll.quiet_timer);
 }
 
+/* The back-off is over once the timer is no longer queued: nothing to do. */
 static enum hrtimer_restart sqpoll_quiet_over(struct hrtimer *t)
 {
-	WRITE_ONCE(sqpoll.quiet, false);
 	return HRTIMER_NORESTART;
 }
 
