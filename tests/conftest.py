@@ -19,6 +19,7 @@ debug` only and are deselected (so counted, not hidden) on Debian's kernel.
 import os
 import re
 import sys
+import time
 
 import pytest
 
@@ -44,9 +45,13 @@ def pytest_addoption(parser):
                      help="kernel every guest boots: Debian's (default) or "
                           "the debug kernel (KASAN, lockdep, kmemleak, UBSAN; "
                           "bookworm only; scripts/build --kernel debug first)")
+    parser.addoption("--fresh-guests", dest="reuse_guests", action="store_false",
+                     help="boot a guest for every test module, never reuse "
+                          "the one an earlier module left (see GuestPool)")
 
 
 def pytest_configure(config):
+    config._sroce_guests = GuestPool()
     if config.getoption("kernel") != "debug":
         return
     others = [r for r in [config.getoption("distro")] +
@@ -97,19 +102,27 @@ def pytest_collection_modifyitems(config, items):
             keep.append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
-    items[:] = zz_last(keep)
+    items[:] = in_guest_order(keep, config.getoption("kernel"))
 
 
-def zz_last(items):
+def in_guest_order(items, kernel):
     """Each module's tests run together per release, one guest each, and
     its test_zz_* then test_zzz_* tests after its others (they unload
     what the module's fixtures set up and check what is left).  pytest's
     own order interleaves releases and puts those tests mid-module when
     tests are parametrized both by the module-scoped release and by the
-    function: every change of release is another guest boot."""
+    function: every change of release is another guest boot.  Host tests
+    come first; then the guest modules release by release, those that ask
+    for the same kind of guest side by side, so one guest can serve them
+    in turn (GuestPool)."""
     groups = {}
     for item in items:
-        groups.setdefault(_group(item), len(groups))
+        path, rel = _group(item)
+        if (path, rel) not in groups:
+            kind = "" if rel is None else guest_kind(item.module, rel, kernel)[1]
+            groups[(path, rel)] = (rel is not None,
+                                   RELEASES.index(rel) if rel in RELEASES else -1,
+                                   kind, len(groups))
     return sorted(items, key=lambda item: (groups[_group(item)], _lateness(item)))
 
 
@@ -129,35 +142,135 @@ def release(request):
     return request.param
 
 
+# A guest's life: vm-run stops it then (its guard against a guest a killed
+# run left behind), and a module starts on a guest kept from an earlier
+# one only while it has REUSE_MARGIN of that left.
+GUEST_LIFETIME = 7200
+REUSE_MARGIN = 3600
+
+
+class GuestPool:
+    """The guest the last test module left, kept for the next module that
+    asks for the same kind (release, kernel, GUEST_OPTIONS): a boot under
+    TCG costs 12-20 s, and CI boots one for each module and release.  A
+    guest is kept only if its module passed and the modules loaded since
+    its boot unload, its RDMA modules reload (Guest.reset, whose kernel
+    log counts against the module), and taken only if nothing else
+    differs from the state it had after its boot (Guest.differs).  Never
+    more than one guest runs."""
+
+    def __init__(self):
+        self.idle = None		# (kind, Guest)
+        self.boots = 0
+        self.reuses = 0
+        self.not_kept = []	# (module, why)
+
+    def take(self, kind):
+        """The idle guest if it is of this kind and nothing its last module
+        left behind differs from its boot; else None, and it is stopped."""
+        if self.idle is None:
+            return None
+        (idle_kind, module, g), self.idle = self.idle, None
+        why = ""
+        if idle_kind == kind and g.proc is not None and g.proc.poll() is None:
+            why = g.differs()
+            if not why:
+                self.reuses += 1
+                return g
+            self.not_kept.append((module, why))
+        g.stop()
+        return None
+
+    def keep(self, kind, module, g):
+        self.idle = (kind, module, g)
+
+    def close(self):
+        if self.idle is not None:
+            self.idle[2].stop()
+            self.idle = None
+
+
+def guest_kind(module, release, kernel):
+    options = dict(getattr(module, "GUEST_OPTIONS", {}))
+    options["distro"] = release
+    options["kernel"] = kernel
+    return options, repr(sorted(options.items()))
+
+
 @pytest.fixture(scope="module")
 def guest(request, release, tmp_path_factory):
-    options = dict(getattr(request.module, "GUEST_OPTIONS", {}))
-    options["distro"] = release
-    options["kernel"] = request.config.getoption("kernel")
+    pool = request.config._sroce_guests
+    options, kind = guest_kind(request.module, release,
+                               request.config.getoption("kernel"))
     name = request.module.__name__.split(".")[-1]
-    out = tmp_path_factory.mktemp("guest-%s-%s" % (name, release))
-    g = Guest(out, **options)
-    try:
-        g.start()
-    except GuestDied as e:
-        pytest.fail(str(e), pytrace=False)
+    g = pool.take(kind) if request.config.getoption("reuse_guests") else None
+    if g is None:
+        out = tmp_path_factory.mktemp("guest-%s-%s" % (name, release))
+        g = Guest(out, timeout=GUEST_LIFETIME, **options)
+        try:
+            g.start()
+            g.snapshot_state()
+        except GuestDied as e:
+            g.stop()
+            pytest.fail(str(e), pytrace=False)
+        pool.boots += 1
+    failed = request.session.testsfailed
     yield g
-    leaks = []
+    leaks, problems, kept = [], [], False
     try:
-        if g.kernel == "debug" and g.proc is not None and g.proc.poll() is None:
+        alive = g.proc is not None and g.proc.poll() is None
+        if g.kernel == "debug" and alive:
             leaks = g.kmemleak_leaks()
+        why = ("reuse is off" if not request.config.getoption("reuse_guests") else
+               "the guest is gone" if not alive else
+               "a test failed" if request.session.testsfailed != failed or leaks else
+               "it is near the end of its life"
+               if time.monotonic() - g.started > GUEST_LIFETIME - REUSE_MARGIN else
+               g.reset())
+        if not why:
+            # What the reload of sroce printed counts against this module.
+            problems = g.kernel_problems()
+            why = "the reload's kernel log shows problems" if problems else ""
+        module = name + "[%s]" % release
+        if why:
+            pool.not_kept.append((module, why))
+        else:
+            pool.keep(kind, module, g)
+            kept = True
     finally:
         # A failed scan (kmemleak off, the guest gone) must not leave the
         # guest running until vm-run's own limit.
-        g.stop()
+        if not kept:
+            g.stop()
     if leaks:
         pytest.fail("kmemleak: %d leak(s) through sroce or the RDMA core "
                     "(all reports: %s/kmemleak):\n%s" % (
-                        len(leaks), out, "".join(leaks)), pytrace=False)
+                        len(leaks), g.out, "".join(leaks)), pytrace=False)
+    if problems:
+        pytest.fail("guest kernel log shows problems once sroce was "
+                    "reloaded after this module:\n" + "\n".join(problems),
+                    pytrace=False)
 
 
-def pytest_terminal_summary(terminalreporter):
-    """Test counts per Debian release, just before pytest's own summary."""
+def pytest_sessionfinish(session):
+    pool = getattr(session.config, "_sroce_guests", None)
+    if pool is not None:
+        pool.close()
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """Test counts per Debian release, just before pytest's own summary,
+    and how many guests were booted: after which modules, and why, a
+    guest was not kept for the next."""
+    pool = getattr(config, "_sroce_guests", None)
+    if pool is not None and pool.boots:
+        terminalreporter.section("guests")
+        terminalreporter.line("%d booted, %d reused by a later test module" %
+                              (pool.boots, pool.reuses))
+        for module, why in pool.not_kept:
+            terminalreporter.line("not kept after %s: %s" % (
+                module, why.splitlines()[0] if why.count("\n") < 2 else
+                why.replace("\n", "\n    ")))
     counts = {}
     for outcome in ("passed", "failed", "error", "skipped"):
         for rep in terminalreporter.stats.get(outcome, []):

@@ -9,6 +9,7 @@ scripts/debug-kernel) that includes every KASAN, KFENCE, lockdep, UBSAN
 and debug-objects report, and `kmemleak_leaks()` scans for leaks before
 the guest stops.
 """
+import difflib
 import itertools
 import json
 import os
@@ -20,6 +21,23 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VM_RUN = os.path.join(ROOT, "scripts", "vm-run")
 AGENT = os.path.join(ROOT, "tests", "guest", "agent.py")
+DEVICES = os.path.join(ROOT, "scripts", "guest", "devices")
+GUEST_STATE = os.path.join(ROOT, "tests", "guest", "guest-state")
+# Made at the boot's snapshot of the guest's state (snapshot_state()): a
+# time stamp, and the kernel modules loaded then.
+STATE_STAMP = "/run/sroce-state-stamp"
+BOOT_MODULES = "/run/sroce-boot-modules"
+# Removes every module that was not loaded at the boot and is no longer
+# used, those that used it first (at most 8 rounds: a chain of modules
+# that use each other is never longer).
+UNLOAD_NEW_MODULES = r"""declare -A boot; while read -r m; do boot[$m]=1; done <%s
+for round in 1 2 3 4 5 6 7 8; do
+  gone=0
+  while read -r m _ refs _; do
+    [ -z "${boot[$m]:-}" ] && [ "$refs" = 0 ] && rmmod "$m" && gone=1
+  done </proc/modules
+  [ $gone = 1 ] || break
+done; true""" % BOOT_MODULES
 
 # What a healthy kernel never prints.  The debug kernel's detectors report
 # under these too: "BUG: KASAN:", "BUG: KFENCE:", lockdep's "WARNING:
@@ -247,6 +265,46 @@ class Guest:
         self.boot_seconds = time.monotonic() - self.started
         return self
 
+    # -- reuse by the next test module (tests/conftest.py) -------------------
+    def snapshot_state(self):
+        """Notes what the guest has after its boot: reset() and differs()
+        go back to it."""
+        self.boot_state = self._state(
+            "touch %s && while read -r m _; do echo $m; done </proc/modules >%s && "
+            % (STATE_STAMP, BOOT_MODULES))
+
+    def _state(self, before=""):
+        res = self.run("%s%s %s" % (before, GUEST_STATE, STATE_STAMP), timeout=120)
+        if res.rc != 0:
+            raise AssertionError("guest-state failed: %r" % res)
+        return state_facts(res.stdout)
+
+    def reset(self):
+        """Unloads the kernel modules loaded since the boot (the tests'
+        targets and initiators, which ss or modprobe pulled in) and gives
+        the RDMA devices back as fresh as a boot's (reloads sroce and
+        rdma_rxe, scripts/guest/devices).  Returns "" or why it could not:
+        a module still in use (an open verbs context, a kernel consumer).
+        What that wrote to the kernel log is the caller's to check, with
+        the test module that ran last."""
+        res = self.run(UNLOAD_NEW_MODULES + " && " + DEVICES + " renew", timeout=180)
+        if res.rc != 0:
+            return "the devices could not be renewed: %s" % (res.stderr or res.stdout).strip()
+        return ""
+
+    def differs(self):
+        """"" if nothing a test module could leave behind differs from the
+        boot's snapshot (a link, an address, a qdisc, a sysctl, a loaded
+        module, a mount, a process, a file written; guest-state), else
+        the lines that differ."""
+        now = self._state()
+        if now == self.boot_state:
+            return ""
+        diff = difflib.unified_diff(self.boot_state, now, "after boot", "now",
+                                    n=0, lineterm="")
+        return "its state differs from the boot's:\n" + "\n".join(
+            l for l in list(diff)[2:42] if not l.startswith("@@"))
+
     def stop(self):
         """Stops the agent and waits for the guest to power off."""
         if self.proc is None:
@@ -358,6 +416,44 @@ class Guest:
                     lines, "".join(f.readlines()[-lines:]))
         except OSError:
             return "(no guest console log)"
+
+
+# What changes in a guest on its own, left out of state_facts: eth0 (qemu's
+# user network, for the guest's own use: its router advertisements come
+# and go) and the kernel's counters among its settings.
+# The temporary folders and logs are left out of what was written.
+STATE_NOISE = re.compile(
+    r"\beth0\b|expires \d+sec|"
+    r"^sysctl /proc/sys/(fs/(dentry-state|file-nr|inode-nr|inode-state|aio-nr|quota/)|"
+    r"kernel/(random/|ns_last_pid|pty/nr|tainted)|"
+    r"net/netfilter/nf_conntrack_count)|"
+    r"^written /run/(overlay/_(var_)?tmp/|overlay/_var/upper/(log|tmp)/|"
+    r"rw/upper/(tmp|var/tmp|var/log)/)")
+
+
+def state_facts(text):
+    """The facts of a guest-state print, sorted, each prefixed with its
+    section (and network namespace), less STATE_NOISE and what is not
+    state: link indices, reference counts, address lifetimes."""
+    facts, section, ns = [], "", ""
+    for line in text.splitlines():
+        if line.startswith("=== "):
+            name = line[4:]
+            if name.startswith("in netns"):
+                ns = name[len("in netns"):].strip()
+            else:
+                section = name
+            continue
+        line = line.split("\\")[0].rstrip()	# ip -o: a record's second line
+        if section == "ip":
+            line = re.sub(r"^\d+:\s+", "", line)
+            line = re.sub(r"\s+", " ", line)
+        if section == "qdisc":
+            line = re.sub(r" refcnt \d+", "", line)
+        fact = "%s%s %s" % (section, "[%s]" % ns if ns else "", line)
+        if line and not STATE_NOISE.search(fact):
+            facts.append(fact)
+    return sorted(facts)
 
 
 def _quote(s):
