@@ -1,4 +1,4 @@
-"""Hostile packets: 200,000 malformed, truncated, mis-keyed and mutated
+"""Hostile packets: 60,000 malformed, truncated, mis-keyed and mutated
 RoCE v2 packets (hostile_gen.py) from namespace `peer` at sroce0, over
 IPv4 and IPv6, while ibv_rc_pingpong moves data-checked traffic between
 sroce1 and sroce0.  The kernel must stay clean (checked after every guest
@@ -12,7 +12,10 @@ import re
 from verbs_apps import CLIENT_IP, CLIENT_IP6, SERVER_IP, SERVER_IP6, gid_index
 
 GEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hostile_gen.py")
-PACKETS = 200000
+# About a minute of the generator under TCG: thousands of each category.
+# (200,000 took 180-210 s of CI's 90 minutes; the parser itself is
+# fuzzed on the host, tests/fuzz, with far more.)
+PACKETS = 60000
 # Counters where a dropped or refused packet shows up.
 DROP_COUNTERS = ("rx_icrc_errors", "rx_malformed", "rx_no_qp", "rx_dropped",
                  "dup_requests", "seq_err_sent")

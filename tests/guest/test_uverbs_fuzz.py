@@ -34,7 +34,11 @@ def corpus():
                 if line.strip() and not line.startswith("#")]
 
 
-@pytest.mark.parametrize("seed", corpus()[:2])
+# Two seeds on the first release, the first on the others: CI's 90
+# minutes are shared by three releases, and a seed's 45 s find the same
+# kind of thing on each (scripts/fuzz-uverbs runs longer ones).
+@pytest.mark.parametrize("seed", [corpus()[0], pytest.param(
+    corpus()[1], marks=pytest.mark.first_release_only)])
 def test_uverbs_fuzz_leaves_the_kernel_whole(guest, seed):
     g = gid_index(guest, "sroce0", CLIENT_IP)
     tool = os.path.join(guest.build, "cmake", "tests", "guest", "tools", "uverbs_fuzz")
