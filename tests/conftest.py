@@ -160,7 +160,7 @@ class GuestPool:
     more than one guest runs."""
 
     def __init__(self):
-        self.idle = None		# (kind, Guest)
+        self.idle = None		# (kind, module, Guest)
         self.boots = 0
         self.reuses = 0
         self.not_kept = []	# (module, why)
@@ -171,7 +171,6 @@ class GuestPool:
         if self.idle is None:
             return None
         (idle_kind, module, g), self.idle = self.idle, None
-        why = ""
         if idle_kind == kind and g.proc is not None and g.proc.poll() is None:
             why = g.differs()
             if not why:
@@ -269,8 +268,7 @@ def pytest_terminal_summary(terminalreporter, config):
                               (pool.boots, pool.reuses))
         for module, why in pool.not_kept:
             terminalreporter.line("not kept after %s: %s" % (
-                module, why.splitlines()[0] if why.count("\n") < 2 else
-                why.replace("\n", "\n    ")))
+                module, why.replace("\n", "\n    ")))
     counts = {}
     for outcome in ("passed", "failed", "error", "skipped"):
         for rep in terminalreporter.stats.get(outcome, []):

@@ -71,9 +71,9 @@ XRC_TEST = re.compile(r"\.test_\w*xrc\w*$")    # not "...DevxRcTraffic..."
 MIN_XRC_TESTS = 6
 
 
-def run_once(guest, dev, netns, what=""):
-    """One process of the suite (or of one module): (outcomes, seconds, output,
-    completed)."""
+def run_once(guest, dev, netns, what):
+    """One process of the suite running `what` (its modules, "tests.x ..."):
+    (outcomes, seconds, output, completed)."""
     prefix = "ip netns exec %s " % netns if netns else ""
     r = guest.run("cd %s && %spython3 run_tests.py --dev %s -v %s 2>&1"
                   % (COPY, prefix, dev, what), timeout=1200)
