@@ -144,18 +144,37 @@ OURS_ON_THE_STACK = (
     'END { print n, k + (mod && entry) }')
 
 
+def on_one_cpu(cmds):
+    """@cmds run with every CPU but the first offline, and all of them
+    online again after.  Turning the tracer on or off rewrites the first
+    instruction of ktime_get, which every CPU runs at each tick and idle
+    entry, through an int3 (text_poke_bp).  Multi-threaded TCG (qemu 7.2)
+    can leave a vCPU running a translation made while the int3 was there:
+    the guest then dies of an "int3" oops in ktime_get with the original
+    bytes back in memory (seen on trixie in CI; scripts/vm-run names the
+    same fault for static keys).  Toggling the tracer in a loop killed a
+    trixie guest within 25 s, twice; with the other CPU offline around
+    each toggle, 300 toggles passed.  With one vCPU running, nothing is
+    translated beside the writer, and the stock kernel is unchanged."""
+    return ("others=$(ls /sys/devices/system/cpu/cpu[1-9]*/online 2>/dev/null); "
+            "for f in $others; do echo 0 > $f || exit 1; done; "
+            "( %s ); rc=$?; "
+            "for f in $others; do echo 1 > $f; done; exit $rc" % cmds)
+
+
 def sroce_clock_reads(guest, run):
     """Calls to ktime_get (the clocksource read behind ktime_get_ns) made
     while @run() runs: (all of them, those on a message's path through
     sroce), from ftrace's function tracer with stack traces.  Lost events
     would make the count meaningless, so the buffers must not overrun."""
     def tracing(cmds):
-        guest.run("mountpoint -q %s || mount -t tracefs nodev %s; cd %s && %s"
+        guest.run("mountpoint -q %s || mount -t tracefs nodev %s; cd %s || exit 1; %s"
                   % (TRACING, TRACING, TRACING, cmds), check=True)
-    tracing("echo 0 > tracing_on; echo nop > current_tracer; "
-            "echo ktime_get > set_ftrace_filter; echo 16384 > buffer_size_kb; "
-            "echo function > current_tracer; echo 1 > options/func_stack_trace; "
-            "echo > trace; echo 1 > tracing_on")
+    tracing(on_one_cpu(
+        "echo 0 > tracing_on; echo nop > current_tracer; "
+        "echo ktime_get > set_ftrace_filter; echo 16384 > buffer_size_kb; "
+        "echo function > current_tracer; echo 1 > options/func_stack_trace; "
+        "echo > trace; echo 1 > tracing_on"))
     try:
         run()
     finally:
@@ -164,8 +183,9 @@ def sroce_clock_reads(guest, run):
             "awk '%s' /proc/kallsyms %s/trace; cat %s/per_cpu/cpu*/stats | "
             "awk '/^overrun/ {o += $2} END {print o}'"
             % (OURS_ON_THE_STACK, TRACING, TRACING), check=True).stdout.split()
-        tracing("echo nop > current_tracer; echo 0 > options/func_stack_trace; "
-                "echo > set_ftrace_filter; echo 1408 > buffer_size_kb; echo 1 > tracing_on")
+        tracing(on_one_cpu(
+            "echo nop > current_tracer; echo 0 > options/func_stack_trace; "
+            "echo > set_ftrace_filter; echo 1408 > buffer_size_kb; echo 1 > tracing_on"))
     reads, ours, overrun = (int(c) for c in counts)
     assert overrun == 0, "the trace lost %d events" % overrun
     return reads, ours
