@@ -278,7 +278,12 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	/* Work requests already posted complete here soon: let the send
 	 * engines produce those completions first, so the pending count is
 	 * what the process has posted, as on a device that completes inline.
+	 * A user process's posts may wait for the poller, which rings no
+	 * doorbell (doorbell.c): they are taken first.
 	 */
+	if (cq->user)
+		sroce_sqpoll_settle(&rdma_udata_to_drv_context(
+				udata, struct sroce_ucontext, ib)->sq_marks);
 	flush_workqueue(sroce_wq);
 
 	err = sroce_cq_ring_new(&ring, cqe, cq->user, udata, &resp.cq);

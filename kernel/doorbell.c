@@ -78,6 +78,8 @@ static struct {
 					 * no handovers until it expires.
 					 * Armed by the thread only. */
 	struct task_struct *task;
+	struct mutex scanning;		/* held by the thread over a look and
+					 * the engine runs it takes marks for */
 	/* The thread's own */
 	bool worked;			/* ran an engine since it last gave way */
 	bool moved;			/* moved CPU since it last worked or
@@ -204,6 +206,7 @@ static bool sqpoll_scan(void)
 	unsigned long now = jiffies;
 	unsigned int n = 0, seen, todo, i;
 
+	mutex_lock(&sqpoll.scanning);
 	spin_lock_bh(&sqpoll.lock);
 	sqpoll.active = true;
 	todo = sqpoll.nr_ctxs;
@@ -238,7 +241,24 @@ static bool sqpoll_scan(void)
 			sroce_sq_mark_set(qp->sq_marks, qp->sq_mark);
 		sroce_qp_put(qp);
 	}
+	mutex_unlock(&sqpoll.scanning);
 	return n > 0;
+}
+
+/*
+ * When it returns, every WQE that @m's process posted before the call
+ * has been taken by its engine, or its QP is queued on sroce_wq: the
+ * QPs still marked run here, and a look of the poller that took marks
+ * before has ended (what it left at its budget is marked again, and runs
+ * here too).  For CQ resize, which must count the completions of what
+ * the process posted (sroce_resize_cq).
+ */
+void sroce_sqpoll_settle(struct sroce_sq_marks *m)
+{
+	sroce_sq_marks_drain(m, sroce_sched_run);
+	mutex_lock(&sqpoll.scanning);
+	mutex_unlock(&sqpoll.scanning);
+	sroce_sq_marks_drain(m, sroce_sched_run);
 }
 
 /* Another task wants this CPU: the poller must not hold it. */
@@ -404,6 +424,7 @@ int sroce_sqpoll_init(void)
 	if (!zalloc_cpumask_var(&sqpoll.allowed, GFP_KERNEL))
 		return -ENOMEM;
 	spin_lock_init(&sqpoll.lock);
+	mutex_init(&sqpoll.scanning);
 	INIT_LIST_HEAD(&sqpoll.ctxs);
 	hrtimer_setup(&sqpoll.quiet_timer, sqpoll_quiet_over, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL);

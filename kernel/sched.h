@@ -98,6 +98,7 @@ int sroce_sqpoll_init(void);
 void sroce_sqpoll_exit(void);
 struct sroce_sq_marks;
 void sroce_sqpoll_forget(struct sroce_sq_marks *m);
+void sroce_sqpoll_settle(struct sroce_sq_marks *m);
 /* Caller holds req.lock. */
 bool sroce_sq_may_sleep(struct sroce_qp *qp);
 bool sroce_sq_needs_run(struct sroce_qp *qp);

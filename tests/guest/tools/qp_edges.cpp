@@ -48,6 +48,13 @@
  *   reset-to-err     a QP in RESET asked to move to ERR: EINVAL, as every
  *                    device answers (ib_core's state table has no such
  *                    transition), and the QP stays in RESET.
+ *   cq-resize-posted a UD QP posts 6 signaled sends and at once asks to
+ *                    shrink its send CQ to 1, 200 times: each time EINVAL,
+ *                    the 6 completions counted although the send queue
+ *                    poller may not have taken the WQEs yet (rdma-core's
+ *                    test_resize_cq expects it, as on a device completing
+ *                    inline); every completion arrives, and the emptied
+ *                    CQ then shrinks.
  *
  * It reaches the rings through the provider's own view of the QP (the
  * tool is built from the same headers as the provider it runs with).
@@ -533,6 +540,91 @@ void reset_to_err(Setup &s)
 	ibv_destroy_qp(qp);
 }
 
+void cq_resize_posted(Setup &s)
+{
+	constexpr int kPosted = 6, kRounds = 200;
+	constexpr uint32_t kQkey = 0x11111111;
+	ibv_cq *cq = ibv_create_cq(s.ctx, 16, nullptr, nullptr, 0);
+	if (!cq)
+		die("ibv_create_cq", errno);
+	ibv_qp_init_attr init{};
+	init.send_cq = cq;
+	init.recv_cq = s.cq;
+	init.cap.max_send_wr = 16;
+	init.cap.max_recv_wr = 1;
+	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
+	init.qp_type = IBV_QPT_UD;
+	ibv_qp *qp = ibv_create_qp(s.pd, &init);
+	if (!qp)
+		die("ibv_create_qp", errno);
+	ibv_qp_attr a{};
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qkey = kQkey;
+	if (int err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+						    IBV_QP_PORT | IBV_QP_QKEY))
+		die("to INIT", err);
+	a.qp_state = IBV_QPS_RTR;
+	if (int err = ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		die("to RTR", err);
+	a.qp_state = IBV_QPS_RTS;
+	if (int err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		die("to RTS", err);
+	ibv_ah_attr ah_attr{};
+	ah_attr.is_global = 1;
+	ah_attr.grh.dgid = s.gid;
+	ah_attr.grh.sgid_index = s.gid_index;
+	ah_attr.grh.hop_limit = 64;
+	ah_attr.port_num = 1;
+	ibv_ah *ah = ibv_create_ah(s.pd, &ah_attr);
+	if (!ah)
+		die("ibv_create_ah", errno);
+
+	int round = 0, shrunk = 0, missing = 0;
+	for (; round < kRounds && !shrunk && !missing; round++) {
+		for (int i = 0; i < kPosted; i++) {
+			ibv_sge sge{reinterpret_cast<uintptr_t>(s.mr->addr), kMsg, s.mr->lkey};
+			ibv_send_wr wr{}, *bad;
+			wr.wr_id = i;
+			wr.sg_list = &sge;
+			wr.num_sge = 1;
+			wr.opcode = IBV_WR_SEND;
+			wr.send_flags = IBV_SEND_SIGNALED;
+			wr.wr.ud.ah = ah;
+			wr.wr.ud.remote_qpn = qp->qp_num;	/* no receive posted: dropped there */
+			wr.wr.ud.remote_qkey = kQkey;
+			if (int err = ibv_post_send(qp, &wr, &bad))
+				die("ibv_post_send", err);
+		}
+		const int err = ibv_resize_cq(cq, 1);
+		if (err != EINVAL) {
+			std::printf("round %d: resize to 1 with %d sends posted: %s\n", round,
+				    kPosted, err ? std::strerror(err) : "done");
+			shrunk++;
+		}
+		int got = 0;
+		const auto end = std::chrono::steady_clock::now() + kLimit;
+		while (got < kPosted && std::chrono::steady_clock::now() < end) {
+			ibv_wc wc[kPosted];
+			const int n = ibv_poll_cq(cq, kPosted, wc);
+			if (n < 0)
+				die("ibv_poll_cq", EIO);
+			for (int i = 0; i < n; i++)
+				if (wc[i].status != IBV_WC_SUCCESS)
+					die("send completion", EIO);
+			got += n;
+		}
+		missing += kPosted - got;
+	}
+	check(!shrunk, "resize to 1 refused (EINVAL) right after 6 posts, in " +
+			       std::to_string(round) + " rounds");
+	check(!missing, std::to_string(missing) + " completions missing");
+	check(ibv_resize_cq(cq, 1) == 0, "the emptied CQ shrinks to 1");
+	ibv_destroy_ah(ah);
+	ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -540,7 +632,7 @@ int main(int argc, char **argv)
 	if (argc != 4) {
 		std::fprintf(stderr, "usage: %s DEV GID_INDEX sq-behind-fetch|sq-past-ring|rq-behind|"
 			     "modify-to-err|cq-overflow|sqd-drain|recv-mid-message|srq-resize|"
-			     "reset-to-err|flush-access\n",
+			     "reset-to-err|flush-access|cq-resize-posted\n",
 			     argv[0]);
 		return 2;
 	}
@@ -568,6 +660,8 @@ int main(int argc, char **argv)
 		srq_resize(s);
 	else if (scenario == "reset-to-err")
 		reset_to_err(s);
+	else if (scenario == "cq-resize-posted")
+		cq_resize_posted(s);
 	else
 		die("unknown scenario", EINVAL);
 	return finish();
