@@ -5,12 +5,12 @@ passes on rxe must pass on sroce (one skipped there is a missing feature).
 
 One guest booted with rxe (as test_interop_rxe.py): rxe0 on veth0 in the
 initial namespace, sroce1 on veth1 in namespace `peer`.  Each device runs
-the suite alone, in loopback between its own QPs.
+the suite in loopback between its own QPs, the two side by side.
 
-If the suite's process dies (Debian 13's pyverbs segfaults in test_fork,
-on rxe as on sroce), it is run again one test module per process, so a
-crash costs only its own module: a module that crashes on sroce fails
-unless it crashes on rxe too.
+Each test module runs in a process of its own, so a crash costs only its
+own module (Debian 13's pyverbs segfaulted in test_fork when the whole
+suite ran in one process): a module that crashes on sroce fails unless
+it crashes on rxe too.
 
 On kernels after 6.1, rxe passes the tests of on-demand paging (6.15),
 which sroce does not offer yet: those skip on sroce and are listed, not
@@ -71,18 +71,38 @@ XRC_TEST = re.compile(r"\.test_\w*xrc\w*$")    # not "...DevxRcTraffic..."
 MIN_XRC_TESTS = 6
 
 
-def run_once(guest, dev, netns, what):
-    """One process of the suite running `what` (its modules, "tests.x ..."):
-    (outcomes, seconds, output, completed)."""
+# Printed before each module's process, with the module's name after it.
+MODULE_MARK = "=== pyverbs module "
+
+
+def suite_loop(dev, netns, modules):
+    """A shell loop running each of @modules of the suite in a process of
+    its own on @dev, in namespace @netns (None: the initial one)."""
     prefix = "ip netns exec %s " % netns if netns else ""
-    r = guest.run("cd %s && %spython3 run_tests.py --dev %s -v %s 2>&1"
-                  % (COPY, prefix, dev, what), timeout=1200)
-    ran = re.search(r"^Ran (\d+) tests? in ([\d.]+)s", r.output, re.M)
-    outcomes = parse(r.output)
+    return ("cd %s && for m in %s; do echo '%s'$m; "
+            "%spython3 run_tests.py --dev %s -v $m 2>&1; done"
+            % (COPY, " ".join(modules), MODULE_MARK, prefix, dev))
+
+
+def outcome_of(output):
+    """(outcomes, seconds, completed) of one process of the suite."""
+    ran = re.search(r"^Ran (\d+) tests? in ([\d.]+)s", output, re.M)
+    outcomes = parse(output)
     if ran:
         # The parser must have seen every test, or the comparison means little.
         assert len(outcomes) == int(ran.group(1)), (len(outcomes), ran.group(0))
-    return outcomes, float(ran.group(2)) if ran else 0.0, r.output, bool(ran)
+    return outcomes, float(ran.group(2)) if ran else 0.0, bool(ran)
+
+
+def run_side_by_side(guest, commands):
+    """Runs shell @commands at once, each with its own output file: their
+    outputs, in order."""
+    out = "%s-out" % COPY
+    guest.run(" ".join("( %s ) > %s.%d 2>&1 &" % (c, out, i)
+                       for i, c in enumerate(commands)) + " wait",
+              timeout=1500, check=True)
+    return [guest.run("cat %s.%d" % (out, i), check=True).stdout
+            for i in range(len(commands))]
 
 
 # One vendor's device only (mlx5, EFA, ...; CUDA memory): each of their
@@ -91,26 +111,34 @@ def run_once(guest, dev, netns, what):
 VENDOR_MODULE = re.compile(r"^test_(mlx5|efa|hns|irdma|bnxt|mana|erdma|cuda)")
 
 
-def run_suite(guest, dev, netns=None):
-    """({test id: outcome}, seconds, output, {modules whose process died}),
-    for every module of the suite but VENDOR_MODULE's."""
-    modules = [m for m in guest.run("cd %s && ls test_*.py" % COPY,
-                                    check=True).stdout.split()
+def run_suites(guest, devices):
+    """For each (device, namespace) of @devices, all of them side by side:
+    ({test id: outcome}, seconds, output, {modules whose process died}).
+    The suite is a Python process importing and waiting on each device:
+    two use both vCPUs, and rxe0 and sroce1 share no queue, port or
+    namespace.  A process per module: on Debian 13 one process for the
+    whole suite dies in test_fork on rxe (a segfault after the modules
+    before it), and running the rest again module by module, one device
+    at a time, took longer than the suite."""
+    modules = ["tests." + m[:-3]
+               for m in guest.run("cd %s && ls test_*.py" % COPY,
+                                  check=True).stdout.split()
                if not VENDOR_MODULE.match(m)]
-    outcomes, seconds, output, completed = run_once(
-        guest, dev, netns, " ".join("tests." + m[:-3] for m in modules))
-    if completed:
-        return outcomes, seconds, output, set()
-    outcomes, crashed, outputs = {}, set(), []
-    for m in modules:
-        mod = "tests." + m[:-3]
-        o, sec, out, done = run_once(guest, dev, netns, mod)
-        outcomes.update(o)
-        seconds += sec
-        outputs.append(out)
-        if not done:
-            crashed.add(mod)
-    return outcomes, seconds, "\n".join(outputs), crashed
+    outputs = run_side_by_side(
+        guest, [suite_loop(dev, ns, modules) for dev, ns in devices])
+    results = []
+    for output in outputs:
+        outcomes, seconds, crashed = {}, 0.0, set()
+        parts = output.split(MODULE_MARK)[1:]
+        assert [p.split("\n", 1)[0] for p in parts] == modules, output[-3000:]
+        for mod, part in zip(modules, parts):
+            o, sec, done = outcome_of(part)
+            outcomes.update(o)
+            seconds += sec
+            if not done:
+                crashed.add(mod)
+        results.append((outcomes, seconds, output, crashed))
+    return results
 
 
 def table(rxe, sroce):
@@ -136,14 +164,15 @@ def table(rxe, sroce):
 
 
 # 2 MiB pages for the suite's huge-page tests (ODP over huge pages among
-# them): they skip when none are reserved.  Two per side and test.
+# them): they skip when none are reserved.  Two per side and test, for
+# the two suites running at once.
 HUGE_PAGES = "/proc/sys/vm/nr_hugepages"
 
 
 @pytest.fixture
 def huge_pages(guest):
     old = guest.run("cat %s" % HUGE_PAGES, check=True).stdout.strip()
-    guest.run("echo 16 > %s" % HUGE_PAGES, check=True)
+    guest.run("echo 32 > %s" % HUGE_PAGES, check=True)
     yield
     guest.run("echo %s > %s" % (old, HUGE_PAGES), check=True)
 
@@ -151,8 +180,8 @@ def huge_pages(guest):
 def test_pyverbs_suite_sroce_matches_rxe(guest, huge_pages):
     guest.run("rm -rf %s && cp -r %s %s && cd %s && gunzip -f *.gz"
               % (COPY, SUITE, COPY, COPY), check=True)
-    rxe, rxe_s, _, rxe_crashed = run_suite(guest, "rxe0")
-    sroce, sroce_s, sroce_out, sroce_crashed = run_suite(guest, "sroce1", netns="peer")
+    (rxe, rxe_s, _, rxe_crashed), (sroce, sroce_s, sroce_out, sroce_crashed) = \
+        run_suites(guest, [("rxe0", None), ("sroce1", "peer")])
     report = table(rxe, sroce)
     print("\npyverbs suite: rxe0 %.0f s, sroce1 %.0f s\n%s" % (rxe_s, sroce_s, report))
     if rxe_crashed or sroce_crashed:
