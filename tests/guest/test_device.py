@@ -5,7 +5,7 @@ import re
 import pytest
 
 from harness import BAD_KERNEL_LOG, LEAK_MODULES
-from verbs_apps import CLIENT_IP, SERVER_IP, gid_index, rc_pingpong
+from verbs_apps import CLIENT_IP, SERVER_IP, VETH0_IPV6_BACK, gid_index, rc_pingpong
 
 # Core: runs on every Debian release with --releases (scripts/test).
 ALL_RELEASES = True
@@ -88,7 +88,7 @@ def test_port_follows_carrier_and_mtu(guest):
         guest.run("ip link set veth0 mtu 9000", check=True)
         assert devinfo(guest, "sroce0")["active_mtu"].startswith("4096")
     finally:
-        guest.run("ip link set veth0 mtu 1500; ip link set veth0 up")
+        guest.run("ip link set veth0 mtu 1500; ip link set veth0 up; " + VETH0_IPV6_BACK)
 
 
 # ib_core's table for a port whose PMA offers the extended counters.
@@ -154,7 +154,7 @@ def test_pma_port_counters(guest):
         guest.run("ip link set veth0 down", check=True)
         assert devinfo(guest, "sroce0")["state"].startswith("PORT_DOWN")
     finally:
-        guest.run("ip link set veth0 up", check=True)
+        guest.run("ip link set veth0 up && " + VETH0_IPV6_BACK, check=True)
     for dev in ("sroce0", "sroce1"):
         pma, hw = port_counters(guest, dev)
         assert pma["link_downed"] == downed[dev] + 1, (dev, downed, pma)

@@ -16,7 +16,8 @@ import time
 import pytest
 
 import kmem
-from verbs_apps import ADD_SROCE0, ADD_SROCE1, CLIENT_IP, SERVER_IP, gid_index
+from verbs_apps import (ADD_SROCE0, ADD_SROCE1, CLIENT_IP, SERVER_IP,
+                        VETH0_IPV6_BACK, gid_index)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # A hung app is killed after this long; the test then fails on its status.
@@ -116,7 +117,8 @@ def check_outcome(res, fault_ms=10000):
 
 
 FAULTS = {
-    "link_down_up": "timed ip link set veth0 down && sleep 2 && timed ip link set veth0 up",
+    "link_down_up": "timed ip link set veth0 down && sleep 2 && timed ip link set veth0 up && "
+                    + VETH0_IPV6_BACK,
     "mtu_change": "timed ip link set veth0 mtu 1280 && sleep 2 && "
                   "timed ip link set veth0 mtu 1500",
     "address_readd": "timed ip addr del 198.51.100.1/24 dev veth0 && sleep 2 && "

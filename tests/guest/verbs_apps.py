@@ -17,6 +17,11 @@ CLIENT_IP6 = "2001:db8:5100::1"
 ADD_SROCE0 = "rdma link add sroce0 type sroce netdev veth0"
 ADD_SROCE1 = "ip netns exec peer rdma link add sroce1 type sroce netdev veth1"
 RELOAD_SROCE = "modprobe sroce && %s && %s" % (ADD_SROCE0, ADD_SROCE1)
+# veth0 taken down loses its IPv6 address (keep_addr_on_down is 0, the
+# default) and does not get it back when up: a test that takes it down
+# runs this after, so the guest is as it booted and serves the next test
+# module (conftest.py's guest reuse).
+VETH0_IPV6_BACK = "ip addr replace %s/64 dev veth0 nodad" % CLIENT_IP6
 # Runs what follows as user nobody: an unprivileged local user.
 NOBODY = "setpriv --reuid 65534 --regid 65534 --clear-groups "
 
