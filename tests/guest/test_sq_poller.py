@@ -168,8 +168,7 @@ def sroce_clock_reads(guest, run):
     sroce), from ftrace's function tracer with stack traces.  Lost events
     would make the count meaningless, so the buffers must not overrun."""
     def tracing(cmds):
-        guest.run("mountpoint -q %s || mount -t tracefs nodev %s; cd %s || exit 1; %s"
-                  % (TRACING, TRACING, TRACING, cmds), check=True)
+        guest.run("cd %s || exit 1; %s" % (TRACING, cmds), check=True)
     tracing(on_one_cpu(
         "echo 0 > tracing_on; echo nop > current_tracer; "
         "echo ktime_get > set_ftrace_filter; echo 16384 > buffer_size_kb; "
