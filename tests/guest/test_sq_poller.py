@@ -155,10 +155,13 @@ def on_one_cpu(cmds):
     same fault for static keys).  Toggling the tracer in a loop killed a
     trixie guest within 25 s, twice; with the other CPU offline around
     each toggle, 300 toggles passed.  With one vCPU running, nothing is
-    translated beside the writer, and the stock kernel is unchanged."""
+    translated beside the writer, and the stock kernel is unchanged.
+    The first command of @cmds that fails ends them and fails the call:
+    a kernel without the function tracer (the debug kernel before it was
+    configured in) made an empty trace that looked like "no reads"."""
     return ("others=$(ls /sys/devices/system/cpu/cpu[1-9]*/online 2>/dev/null); "
             "for f in $others; do echo 0 > $f || exit 1; done; "
-            "( %s ); rc=$?; "
+            "( set -e; %s ); rc=$?; "
             "for f in $others; do echo 1 > $f; done; exit $rc" % cmds)
 
 
