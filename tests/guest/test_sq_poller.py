@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from verbs_apps import SERVER_IP, gid_index, link_counters, run_pair
+from verbs_apps import SERVER_IP, TRACE, gid_index, link_counters, run_pair
 
 # Core: runs on every Debian release with --releases (scripts/test).
 ALL_RELEASES = True
@@ -121,7 +121,6 @@ def test_two_busy_pollers_lose_no_time_to_it(guest, gids):
     assert poller < wall // 100, (poller, wall)
 
 
-TRACING = "/sys/kernel/tracing"
 CLOCK_MSGS = 2000
 
 
@@ -171,7 +170,7 @@ def sroce_clock_reads(guest, run):
     sroce), from ftrace's function tracer with stack traces.  Lost events
     would make the count meaningless, so the buffers must not overrun."""
     def tracing(cmds):
-        guest.run("cd %s || exit 1; %s" % (TRACING, cmds), check=True)
+        guest.run("cd %s || exit 1; %s" % (TRACE, cmds), check=True)
     tracing(on_one_cpu(
         "echo 0 > tracing_on; echo nop > current_tracer; "
         "echo ktime_get > set_ftrace_filter; echo 16384 > buffer_size_kb; "
@@ -184,7 +183,7 @@ def sroce_clock_reads(guest, run):
         counts = guest.run(
             "awk '%s' /proc/kallsyms %s/trace; cat %s/per_cpu/cpu*/stats | "
             "awk '/^overrun/ {o += $2} END {print o}'"
-            % (OURS_ON_THE_STACK, TRACING, TRACING), check=True).stdout.split()
+            % (OURS_ON_THE_STACK, TRACE, TRACE), check=True).stdout.split()
         tracing(on_one_cpu(
             "echo nop > current_tracer; echo 0 > options/func_stack_trace; "
             "echo > set_ftrace_filter; echo 1408 > buffer_size_kb; echo 1 > tracing_on"))
