@@ -16,15 +16,22 @@ last test if sroce or the RDMA core leaked.  Tests marked `debug_kernel`
 check the debug kernel's detectors themselves: they run with `--kernel
 debug` only and are deselected (so counted, not hidden) on Debian's kernel.
 """
+import ctypes
+import json
 import os
 import re
+import shutil
+import signal
 import sys
+import tempfile
 import time
 
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "guest"))
-from harness import Guest, GuestDied  # noqa: E402
+from harness import Guest, GuestDied, LIVE_GUESTS  # noqa: E402
+from hostshare import HostShare, LOCKS_ENV  # noqa: E402
+import schedule  # noqa: E402
 
 
 RELEASES = ("bookworm", "trixie", "sid")
@@ -50,8 +57,24 @@ def pytest_addoption(parser):
                           "the one an earlier module left (see GuestPool)")
 
 
+def _is_worker(config):
+    return hasattr(config, "workerinput")
+
+
 def pytest_configure(config):
     config._sroce_guests = GuestPool()
+    config._sroce_units = {}
+    if not os.environ.get(LOCKS_ENV):
+        # One folder per run, for every worker and scripts/test's builds.
+        os.environ[LOCKS_ENV] = tempfile.mkdtemp(prefix="sroce-host-")
+        config._sroce_own_locks = os.environ[LOCKS_ENV]
+    if _is_worker(config):
+        # A worker whose controller dies (killed outright) goes too, and
+        # takes its guests with it (_stop_on_signal).
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, _stop_on_signal)
     if config.getoption("kernel") != "debug":
         return
     others = [r for r in [config.getoption("distro")] +
@@ -103,6 +126,25 @@ def pytest_collection_modifyitems(config, items):
     if drop:
         config.hook.pytest_deselected(items=drop)
     items[:] = in_guest_order(keep, config.getoption("kernel"))
+    describe_units(items, config.getoption("kernel"))
+
+
+def describe_units(items, kernel):
+    """What tests/schedule.py needs to know of each unit (a module on a
+    release), which the controller of a parallel run cannot collect:
+    the kind of guest it boots, and whether it needs the host alone."""
+    units = {}
+    for item in items:
+        rel = _group(item)[1]
+        units[schedule.unit_of(item.nodeid)] = {
+            "kind": guest_kind(item.module, rel, kernel)[1]
+            if rel is not None and "guest" in item.fixturenames else "",
+            "alone": bool(getattr(item.module, "HOST_ALONE", False))}
+    path = os.path.join(os.environ[LOCKS_ENV], schedule.UNITS_FILE)
+    tmp = "%s.%d" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        json.dump(units, f)
+    os.replace(tmp, path)
 
 
 def in_guest_order(items, kernel):
@@ -156,14 +198,17 @@ class GuestPool:
     guest is kept only if its module passed and the modules loaded since
     its boot unload, its RDMA modules reload (Guest.reset, whose kernel
     log counts against the module), and taken only if nothing else
-    differs from the state it had after its boot (Guest.differs).  Never
-    more than one guest runs."""
+    differs from the state it had after its boot (Guest.differs).  A
+    pool is one pytest process's: with guests side by side (scripts/test,
+    pytest-xdist) each worker has its own, and never runs more than one
+    guest at a time."""
 
     def __init__(self):
         self.idle = None		# (kind, module, Guest)
         self.boots = 0
         self.reuses = 0
         self.not_kept = []	# (module, why)
+        self.boot_seconds = None	# of the last boot, for its unit's report
 
     def take(self, kind):
         """The idle guest if it is of this kind and nothing its last module
@@ -204,6 +249,7 @@ def guest(request, release, tmp_path_factory):
     name = request.module.__name__.split(".")[-1]
     g = pool.take(kind) if request.config.getoption("reuse_guests") else None
     if g is None:
+        wait_for_release_build(release)
         out = tmp_path_factory.mktemp("guest-%s-%s" % (name, release))
         g = Guest(out, timeout=GUEST_LIFETIME, **options)
         try:
@@ -213,6 +259,7 @@ def guest(request, release, tmp_path_factory):
             g.stop()
             pytest.fail(str(e), pytrace=False)
         pool.boots += 1
+        pool.boot_seconds = g.boot_seconds
     failed = request.session.testsfailed
     yield g
     leaks, problems, kept = [], [], False
@@ -251,16 +298,187 @@ def guest(request, release, tmp_path_factory):
                     pytrace=False)
 
 
+def wait_for_release_build(release):
+    """scripts/test builds trixie and sid in the background while the
+    first guests run (SROCE_PENDING_BUILDS): a guest of theirs waits for
+    that build, and fails with its log if it failed."""
+    if schedule.build_ready(release):
+        return
+    status = schedule.build_status_file(release)
+    while not os.path.exists(status):
+        time.sleep(1)
+    with open(status) as f:
+        rc = f.read().strip()
+    if rc != "0":
+        log = os.path.join(os.path.dirname(status), "test-build.log")
+        with open(log, errors="replace") as f:
+            tail = "".join(f.readlines()[-40:])
+        pytest.fail("scripts/build --distro %s failed (status %s; %s):\n%s" %
+                    (release, rc, log, tail), pytrace=False)
+
+
+def needs_host_alone(item):
+    """A test that measures time (a rate, a latency, the order of timer
+    events) runs with no other guest or build of the suite beside it:
+    marked host_alone, or in a module that says HOST_ALONE = True."""
+    return bool(item.get_closest_marker("host_alone") or
+                getattr(item.module, "HOST_ALONE", False))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Each test shares the host with the guests beside it, or has it
+    alone (tests/hostshare.py) for the whole of its protocol: setup,
+    with the guest boot of a module's first test, the test, and its
+    teardown, with the module's at its last.  Held per test, not per
+    module: a test that needs the host alone waits for the test running
+    beside it, not for the rest of that module."""
+    alone = needs_host_alone(item)
+    with HostShare(os.environ[LOCKS_ENV], alone=alone) as share:
+        if share.waited >= 1:
+            item.user_properties.append(("host_wait_seconds", round(share.waited, 1)))
+        yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A unit's first setup report carries the boot of its guest, for the
+    time table in the summary."""
+    outcome = yield
+    pool = getattr(item.config, "_sroce_guests", None)
+    if call.when == "setup" and pool is not None and pool.boot_seconds is not None:
+        outcome.get_result().user_properties.append(("guest_boot_seconds",
+                                                     round(pool.boot_seconds, 1)))
+        pool.boot_seconds = None
+
+
+def remove_numbered_dir(path):
+    """Removes a folder of tmp_path_factory.mktemp and the "...current"
+    link pytest keeps beside it."""
+    shutil.rmtree(path, ignore_errors=True)
+    parent = os.path.dirname(path)
+    for name in os.listdir(parent):
+        link = os.path.join(parent, name)
+        if os.path.islink(link) and os.path.join(parent, os.readlink(link)) == path:
+            os.unlink(link)
+
+
+def _stop_on_signal(signum, frame):
+    """SIGTERM, SIGINT or SIGHUP (a killed run, a CI limit): every guest of
+    this process is killed and its folder removed before pytest stops, and
+    a controller passes the signal on to its workers, which do the same."""
+    signal.signal(signum, signal.SIG_IGN)
+    for g in list(LIVE_GUESTS):
+        g.kill()
+        remove_numbered_dir(g.out)
+    me = str(os.getpid())
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/stat" % pid) as f:
+                ppid = f.read().rsplit(")", 1)[1].split()[1]
+            if ppid == me:
+                os.kill(int(pid), signal.SIGTERM)
+        except (OSError, IndexError):
+            pass
+    raise KeyboardInterrupt("stopped by signal %d" % signum)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    return schedule.GuestUnitScheduling(config, log)
+
+
 def pytest_sessionfinish(session):
     pool = getattr(session.config, "_sroce_guests", None)
     if pool is not None:
         pool.close()
+        if _is_worker(session.config):
+            session.config.workeroutput["sroce_guests"] = {
+                "boots": pool.boots, "reuses": pool.reuses,
+                "not_kept": pool.not_kept}
+    own = getattr(session.config, "_sroce_own_locks", None)
+    if own:
+        shutil.rmtree(own, ignore_errors=True)
+
+
+# CI's limit for the whole of .ci/run (scripts/test).
+CI_SECONDS = 5400
+# Where each unit's time went in this run (pytest_runtest_logreport): unit
+# (module[release]) -> seconds of its tests' setup, call and teardown, the
+# guest boot among them, the tests it ran and the worker that ran it.
+UNIT_TIMES = {}
+SESSION_STARTED = time.time()
+
+
+def pytest_runtest_logreport(report):
+    t = UNIT_TIMES.setdefault(schedule.unit_of(report.nodeid), {
+        "seconds": 0.0, "boot": 0.0, "wait": 0.0, "tests": 0, "worker": ""})
+    t["seconds"] += report.duration
+    props = dict(report.user_properties)
+    t["boot"] += props.get("guest_boot_seconds", 0.0)
+    if report.when == "setup":
+        t["wait"] = t.get("wait", 0.0) + props.get("host_wait_seconds", 0.0)
+    if report.when == "call":
+        t["tests"] += 1
+    node = getattr(report, "node", None)
+    if node is not None:
+        t["worker"] = node.gateway.id
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """A worker's guest pool counts towards the run's (the summary)."""
+    theirs = getattr(node, "workeroutput", {}).get("sroce_guests")
+    pool = getattr(node.config, "_sroce_guests", None)
+    if theirs and pool is not None:
+        pool.boots += theirs["boots"]
+        pool.reuses += theirs["reuses"]
+        pool.not_kept += [tuple(x) for x in theirs["not_kept"]]
+
+
+def time_table(terminalreporter, config):
+    """Each unit's time, longest first, and the run's wall time against
+    CI's limit; also written to $SROCE_BUILD/test-time.json (what
+    docs/test-time.json, the scheduler's costs, is refreshed from)."""
+    if not UNIT_TIMES:
+        return
+    tr = terminalreporter
+    tr.section("time per test module and release")
+    tr.line("%-44s %8s %6s %6s %5s %s" % ("unit", "seconds", "boot", "wait",
+                                           "tests", "worker"))
+    for unit, t in sorted(UNIT_TIMES.items(), key=lambda x: -x[1]["seconds"]):
+        tr.line("%-44s %8.1f %6.1f %6.1f %5d %s" % (
+            unit, t["seconds"], t["boot"], t["wait"], t["tests"], t["worker"]))
+    per_release = {}
+    for unit, t in UNIT_TIMES.items():
+        rel = re.search(r"\[(\w+)\]$", unit)
+        key = rel.group(1) if rel else "host"
+        per_release[key] = per_release.get(key, 0) + t["seconds"]
+    tr.line("summed: " + ", ".join("%s %.0f s" % kv for kv in sorted(per_release.items())))
+    now = time.time()
+    started = float(os.environ.get("SROCE_TEST_STARTED") or SESSION_STARTED)
+    wall = now - started
+    tr.line("wall time %.0f s (pytest %.0f s) of CI's %d s: %.0f %%, %.0f s left" % (
+        wall, now - SESSION_STARTED, CI_SECONDS, 100 * wall / CI_SECONDS, CI_SECONDS - wall))
+    build = os.environ.get("SROCE_BUILD") or os.path.join(os.path.dirname(
+        os.path.dirname(os.path.abspath(__file__))), "build")
+    try:
+        with open(os.path.join(build, "test-time.json"), "w") as f:
+            json.dump({"wall_seconds": round(wall), "pytest_seconds": round(now - SESSION_STARTED),
+                       "workers": int(getattr(config.option, "numprocesses", 0) or 0),
+                       "units": {u: dict(t, seconds=round(t["seconds"], 1),
+                                         boot=round(t["boot"], 1), wait=round(t["wait"], 1))
+                                 for u, t in UNIT_TIMES.items()}},
+                      f, indent=1, sort_keys=True)
+    except OSError:
+        pass
 
 
 def pytest_terminal_summary(terminalreporter, config):
     """Test counts per Debian release, just before pytest's own summary,
-    and how many guests were booted: after which modules, and why, a
-    guest was not kept for the next."""
+    how many guests were booted: after which modules, and why, a guest was
+    not kept for the next; and where the time went."""
+    time_table(terminalreporter, config)
     pool = getattr(config, "_sroce_guests", None)
     if pool is not None and pool.boots:
         terminalreporter.section("guests")

@@ -1,8 +1,11 @@
 """scripts/vm-run itself: status, output and timeouts."""
 import os
+import signal
 import subprocess
 import sys
 import time
+
+import pytest
 
 from guest.harness import VM_RUN
 
@@ -53,3 +56,76 @@ def test_debug_kernel_boots_bookworm_only():
                         "guest/test_device.py"], cwd=here, capture_output=True,
                        text=True, timeout=60)
     assert r.returncode == 4 and "bookworm only" in r.stdout + r.stderr, r.stdout + r.stderr
+
+
+def qemus_with(marker):
+    """pids of the qemu processes whose command line holds `marker`."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                cmd = f.read().split(b"\0")
+        except OSError:
+            continue
+        if cmd and cmd[0].endswith(b"qemu-system-x86_64") and any(
+                marker.encode() in a for a in cmd):
+            found.append(int(pid))
+    return found
+
+
+def wait_for(cond, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(0.1)
+    return cond()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
+def test_stopped_vm_run_leaves_no_qemu_and_no_folder(tmp_path, sig):
+    """A vm-run that is stopped (a killed test run, a CI limit) takes its
+    qemu with it, and removes the folder it made, at once; killed
+    outright (SIGKILL), it can remove nothing, but qemu still goes."""
+    marker = "sroce-stop-test-%d-%d" % (os.getpid(), sig)
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    p = subprocess.Popen([VM_RUN, "--append", marker, "--", "sleep", "1000"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         env=env, start_new_session=True)
+    try:
+        assert wait_for(lambda: qemus_with(marker), 60), "qemu never started"
+        p.send_signal(sig)
+        p.wait(timeout=30)
+        assert wait_for(lambda: not qemus_with(marker), 10), qemus_with(marker)
+        if sig != signal.SIGKILL:
+            assert list(tmp_path.iterdir()) == [], list(tmp_path.iterdir())
+    finally:
+        for pid in qemus_with(marker):
+            os.kill(pid, signal.SIGKILL)
+        if p.poll() is None:
+            p.kill()
+
+
+def test_stopped_test_run_leaves_no_guest(tmp_path):
+    """`kill -TERM` of a test run (pytest, as scripts/test runs it) while
+    a guest is up: the guest's qemu goes, and so does its folder."""
+    base = tmp_path / "run"
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+                          "--basetemp", str(base), "-x", "guest/test_device.py"],
+                         cwd=here, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True, start_new_session=True)
+    try:
+        # Up and serving tests: the agent is ready.
+        assert wait_for(lambda: list(base.rglob("guest-*/rpc/ready")) and
+                        qemus_with(str(base)), 180), "no guest came up"
+        p.send_signal(signal.SIGTERM)
+        out, _ = p.communicate(timeout=60)
+        assert wait_for(lambda: not qemus_with(str(base)), 10), qemus_with(str(base))
+        left = list(base.rglob("guest-*"))
+        assert not left, (left, out[-3000:])
+    finally:
+        for pid in qemus_with(str(base)):
+            os.kill(pid, signal.SIGKILL)
+        if p.poll() is None:
+            p.kill()

@@ -145,6 +145,12 @@ DEBUG_SLOWDOWN = 3
 HUNG_TASK_SECONDS = 120
 
 
+# Every guest this process has running: what a signal handler must kill
+# (tests/conftest.py), since each runs in a session of its own and so gets
+# no signal meant for the test run.
+LIVE_GUESTS = set()
+
+
 class GuestDied(Exception):
     pass
 
@@ -242,10 +248,14 @@ class Guest:
         self.log = open(os.path.join(self.out, "vm-run.log"), "w")
         self.started = time.monotonic()
         # A session of its own, so kill() finds qemu too (see there).
-        self.proc = subprocess.Popen(self.args, stdout=self.log,
+        # vm-run goes (and stops its qemu) when this process dies, even
+        # when it is killed outright and can kill nothing itself.
+        self.proc = subprocess.Popen(["setpriv", "--pdeathsig", "TERM", "--"] + self.args,
+                                     stdout=self.log,
                                      stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL,
                                      start_new_session=True)
+        LIVE_GUESTS.add(self)
         ready = os.path.join(self.rpc, "ready")
         stage2 = os.path.join(self.out, "stage2-started")
         # The kernel alone reaches stage 2 in seconds even on the debug
@@ -318,6 +328,7 @@ class Guest:
         finally:
             self.proc = None
             self.log.close()
+            LIVE_GUESTS.discard(self)
 
     def kill(self):
         """Kills vm-run and its qemu.  Killing vm-run alone left qemu
@@ -333,6 +344,7 @@ class Guest:
                 except (ProcessLookupError, PermissionError):
                     pass
             self.proc.wait()
+        LIVE_GUESTS.discard(self)
 
     # -- requests ----------------------------------------------------------
     def run(self, cmd, timeout=120, check=False):

@@ -4,7 +4,9 @@ pacing accuracy.  Everything sroce1 (namespace peer) sends leaves through
 veth1, whose egress is the bottleneck these tests shape with tc.
 
 These check the mechanisms (CNPs flow, the flows share fairly, a pause
-costs no timeout, a limited QP holds its rate), not speed."""
+costs no timeout, a limited QP holds its rate), not speed.  But they
+measure rates and shares over seconds: no other guest of the suite runs
+beside them (HOST_ALONE, tests/hostshare.py)."""
 import json
 import os
 import re
@@ -18,6 +20,7 @@ from verbs_apps import (CLIENT_IP, SERVER_IP, TRACE, gid_index, link_counters,
 SAMPLER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cc_sampler.py")
 CC = "/sys/class/infiniband/%s/cc/%s"
 DEVS = ("sroce0", "sroce1")
+HOST_ALONE = True
 # QP local ACK timeout 2^19 * 4.096 us ~ 2.1 s: a TCG guest on a busy
 # host stalls for long stretches; these tests are about congestion, not
 # about how fast a lost packet is noticed.  The pause below is longer.

@@ -1,0 +1,103 @@
+"""Which guest runs which test module next, when guests run side by side.
+
+scripts/test runs the suite with pytest-xdist: each worker is one guest at
+a time (its GuestPool, tests/conftest.py), and this scheduler hands the
+workers whole *units*: one test module on one Debian release, the tests
+that share one guest boot.  The order is the classic longest-first, by
+each unit's cost in the last measured run (docs/test-time.json), with
+three twists:
+- a unit whose release is still being built (scripts/test builds trixie
+  and sid in the background) waits behind every unit that can start now;
+- a unit that needs the host alone (HOST_ALONE, tests/hostshare.py) comes
+  last, when waiting for the others costs least;
+- a worker whose idle guest is of the unit's kind (release, kernel,
+  options) can run it without a boot, which counts as BOOT_SECONDS less.
+The workers describe the units (kind, alone) in SROCE_HOST_LOCKS/units.json
+at collection: the controller collects nothing itself.
+"""
+import json
+import os
+import re
+
+from xdist.scheduler import LoadScopeScheduling
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+COSTS = os.path.join(ROOT, "docs", "test-time.json")
+RELEASES = ("bookworm", "trixie", "sid")
+# What a unit that is in no measured run is taken to cost.
+DEFAULT_COST = 60.0
+# A guest boot under TCG on a busy host.
+BOOT_SECONDS = 20.0
+UNITS_FILE = "units.json"
+_RELEASE_IN_ID = re.compile(r"[\[-](%s)[\]-]" % "|".join(RELEASES))
+
+
+def release_of(nodeid):
+    """The release a test runs on (its `release` parameter), or None for
+    a test that boots no guest of the suite's."""
+    _, _, name = nodeid.partition("::")
+    m = _RELEASE_IN_ID.search(name)
+    return m.group(1) if m else None
+
+
+def unit_of(nodeid):
+    """The unit a test belongs to: "path" or "path[release]"."""
+    path = nodeid.split("::")[0]
+    rel = release_of(nodeid)
+    return "%s[%s]" % (path, rel) if rel else path
+
+
+def load_costs(path=COSTS):
+    try:
+        with open(path) as f:
+            return {u: float(c["seconds"]) for u, c in json.load(f)["units"].items()}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def build_ready(release):
+    """Whether the guests of `release` can boot now: bookworm always; the
+    others once scripts/test's background build of them has ended (see
+    there: SROCE_PENDING_BUILDS names the releases still building)."""
+    if release is None or release not in os.environ.get("SROCE_PENDING_BUILDS", "").split():
+        return True
+    return os.path.exists(build_status_file(release))
+
+
+def build_status_file(release):
+    build = os.environ.get("SROCE_BUILD") or os.path.join(ROOT, "build")
+    return os.path.join(build, release, "test-build.status")
+
+
+class GuestUnitScheduling(LoadScopeScheduling):
+    def __init__(self, config, log=None):
+        super().__init__(config, log)
+        self.costs = load_costs()
+        self.units = None
+        self.last_kind = {}
+
+    def _split_scope(self, nodeid):
+        return unit_of(nodeid)
+
+    def _describe(self, unit):
+        if self.units is None:
+            try:
+                with open(os.path.join(os.environ["SROCE_HOST_LOCKS"], UNITS_FILE)) as f:
+                    self.units = json.load(f)
+            except (KeyError, OSError, ValueError):
+                self.units = {}
+        return self.units.get(unit, {"kind": "", "alone": False})
+
+    def priority(self, unit, node):
+        info = self._describe(unit)
+        cost = self.costs.get(unit, DEFAULT_COST)
+        if info["kind"] and self.last_kind.get(node) == info["kind"]:
+            cost += BOOT_SECONDS
+        m = re.search(r"\[(\w+)\]$", unit)
+        return (build_ready(m and m.group(1)), not info["alone"], cost)
+
+    def _assign_work_unit(self, node):
+        best = max(self.workqueue, key=lambda u: self.priority(u, node))
+        self.workqueue.move_to_end(best, last=False)
+        self.last_kind[node] = self._describe(best)["kind"]
+        super()._assign_work_unit(node)
