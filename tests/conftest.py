@@ -126,7 +126,8 @@ def pytest_collection_modifyitems(config, items):
     if drop:
         config.hook.pytest_deselected(items=drop)
     items[:] = in_guest_order(keep, config.getoption("kernel"))
-    describe_units(items, config.getoption("kernel"))
+    if _is_worker(config):
+        describe_units(items, config.getoption("kernel"))
 
 
 def describe_units(items, kernel):
