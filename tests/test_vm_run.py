@@ -8,6 +8,7 @@ import time
 import pytest
 
 from guest.harness import VM_RUN
+from hostshare import LOCKS_ENV
 
 
 def vm_run(*args, timeout=180):
@@ -111,10 +112,15 @@ def test_stopped_test_run_leaves_no_guest(tmp_path):
     a guest is up: the guest's qemu goes, and so does its folder."""
     base = tmp_path / "run"
     here = os.path.dirname(os.path.abspath(__file__))
+    # A run of its own, host locks too: a test beside this one that waits
+    # for the host alone must not wait for this test's inner run, which
+    # waits for it.
+    env = {k: v for k, v in os.environ.items() if k != LOCKS_ENV}
     p = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
-                          "--basetemp", str(base), "-x", "guest/test_device.py"],
-                         cwd=here, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         text=True, start_new_session=True)
+                          "-p", "no:xdist", "--basetemp", str(base), "-x",
+                          "guest/test_device.py"],
+                         cwd=here, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
         # Up and serving tests: the agent is ready.
         assert wait_for(lambda: list(base.rglob("guest-*/rpc/ready")) and
