@@ -137,11 +137,10 @@ def describe_units(items, kernel):
     units = {}
     for item in items:
         rel = _group(item)[1]
-        unit = units.setdefault(schedule.unit_of(item.nodeid), {"kind": "", "alone": True})
-        if rel is not None and "guest" in item.fixturenames:
-            unit["kind"] = guest_kind(item.module, rel, kernel)[1]
-        # A unit that needs the host alone for each of its tests.
-        unit["alone"] = unit["alone"] and needs_host_alone(item)
+        units[schedule.unit_of(item.nodeid)] = {
+            "kind": guest_kind(item.module, rel, kernel)[1]
+            if rel is not None and "guest" in item.fixturenames else "",
+            "alone": bool(getattr(item.module, "HOST_ALONE", False))}
     path = os.path.join(os.environ[LOCKS_ENV], schedule.UNITS_FILE)
     tmp = "%s.%d" % (path, os.getpid())
     with open(tmp, "w") as f:
@@ -236,34 +235,10 @@ class GuestPool:
             self.idle = None
 
 
-def side_by_side():
-    """Whether this process is one of several workers, each with a guest
-    (scripts/test's SROCE_TEST_GUESTS > 1: pytest-xdist sets the count)."""
-    return int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1
-
-
-def guest_vcpus(module, kernel):
-    """vCPUs of a module's guest.  Two when guests run one at a time, as
-    they always did.  Side by side, the suite spends the host's cores one
-    vCPU each: one vCPU per guest, unless the module says it needs two
-    (GUEST_OPTIONS smp, for what it tests across CPUs) and then it has
-    the host alone (needs_host_alone).  Measured on two cores
-    (docs/test-time.md): two 2-vCPU guests side by side were slower than
-    the same modules one after the other, each vCPU of one guest
-    spinning on a lock or a poll that a preempted vCPU of the same guest
-    held; two 1-vCPU guests took 0.6 of the time.  The debug kernel's
-    guests keep two: its lockdep and KASAN runs are where races show."""
-    smp = dict(getattr(module, "GUEST_OPTIONS", {})).get("smp")
-    if smp:
-        return smp
-    return 1 if side_by_side() and kernel != "debug" else 2
-
-
 def guest_kind(module, release, kernel):
     options = dict(getattr(module, "GUEST_OPTIONS", {}))
     options["distro"] = release
     options["kernel"] = kernel
-    options["smp"] = guest_vcpus(module, kernel)
     return options, repr(sorted(options.items()))
 
 
@@ -346,13 +321,9 @@ def wait_for_release_build(release):
 def needs_host_alone(item):
     """A test that measures time (a rate, a latency, the order of timer
     events) runs with no other guest or build of the suite beside it:
-    marked host_alone, or in a module that says HOST_ALONE = True.  So
-    does a guest of more vCPUs than one, when guests run side by side:
-    its vCPUs take the host's cores (guest_vcpus)."""
+    marked host_alone, or in a module that says HOST_ALONE = True."""
     return bool(item.get_closest_marker("host_alone") or
-                getattr(item.module, "HOST_ALONE", False) or
-                (side_by_side() and "guest" in item.fixturenames and
-                 guest_vcpus(item.module, item.config.getoption("kernel")) > 1))
+                getattr(item.module, "HOST_ALONE", False))
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -21,8 +21,6 @@ SAMPLER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cc_sampler.p
 CC = "/sys/class/infiniband/%s/cc/%s"
 DEVS = ("sroce0", "sroce1")
 HOST_ALONE = True
-# The thresholds below were measured on two vCPUs.
-GUEST_OPTIONS = {"smp": 2}
 # QP local ACK timeout 2^19 * 4.096 us ~ 2.1 s: a TCG guest on a busy
 # host stalls for long stretches; these tests are about congestion, not
 # about how fast a lost packet is noticed.  The pause below is longer.

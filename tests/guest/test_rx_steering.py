@@ -12,9 +12,6 @@ from verbs_apps import SERVER_IP, gid_index, link_counters, rc_pingpong, run_pai
 
 # Core: runs on every Debian release with --releases (scripts/test).
 ALL_RELEASES = True
-# Steering moves receive work to the other CPU: two vCPUs even when guests
-# run side by side (tests/conftest.py guest_vcpus).
-GUEST_OPTIONS = {"smp": 2}
 
 MIB = 1 << 20
 PARAM = "/sys/module/sroce/parameters/rx_steer"

@@ -13,9 +13,6 @@ from verbs_apps import SERVER_IP, TRACE, gid_index, link_counters, run_pair
 
 # Core: runs on every Debian release with --releases (scripts/test).
 ALL_RELEASES = True
-# The poller and the applications it serves run on two CPUs at once: two
-# vCPUs even when guests run side by side (tests/conftest.py guest_vcpus).
-GUEST_OPTIONS = {"smp": 2}
 
 PARAM = "/sys/module/sroce/parameters/sq_poll_idle_us"
 WRS = 5000

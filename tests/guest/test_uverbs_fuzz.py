@@ -22,9 +22,6 @@ from verbs_apps import CLIENT_IP, NOBODY, SERVER_IP, gid_index, rc_pingpong
 # Core: runs on every Debian release with --releases (scripts/test); each
 # release's ib_core has its own uverbs code to get wrong.
 ALL_RELEASES = True
-# Its threads race each other through uverbs: on two CPUs at once, even
-# when guests run side by side (tests/conftest.py guest_vcpus).
-GUEST_OPTIONS = {"smp": 2}
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SEEDS = os.path.join(HERE, "..", "fuzz", "uverbs-seeds.txt")
