@@ -252,6 +252,7 @@ def guest(request, release, tmp_path_factory):
     if g is None:
         wait_for_release_build(release)
         out = tmp_path_factory.mktemp("guest-%s-%s" % (name, release))
+        GUEST_DIRS.append(str(out))
         g = Guest(out, timeout=GUEST_LIFETIME, **options)
         try:
             g.start()
@@ -353,12 +354,16 @@ def pytest_runtest_makereport(item, call):
         pool.boot_seconds = None
 
 
+# Every guest folder this process made (the guest fixture).
+GUEST_DIRS = []
+
+
 def remove_numbered_dir(path):
     """Removes a folder of tmp_path_factory.mktemp and the "...current"
     link pytest keeps beside it."""
     shutil.rmtree(path, ignore_errors=True)
     parent = os.path.dirname(path)
-    for name in os.listdir(parent):
+    for name in os.listdir(parent) if os.path.isdir(parent) else ():
         link = os.path.join(parent, name)
         if os.path.islink(link) and os.path.join(parent, os.readlink(link)) == path:
             os.unlink(link)
@@ -371,7 +376,10 @@ def _stop_on_signal(signum, frame):
     signal.signal(signum, signal.SIG_IGN)
     for g in list(LIVE_GUESTS):
         g.kill()
-        remove_numbered_dir(g.out)
+    # The folders of the guests that ended before too: a stopped run
+    # leaves none (a run that ends keeps them, with pytest's folders).
+    for out in GUEST_DIRS:
+        remove_numbered_dir(out)
     me = str(os.getpid())
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
