@@ -83,7 +83,8 @@ def wait_for(cond, seconds):
     return cond()
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL],
+                         ids=["TERM", "INT", "KILL"])
 def test_stopped_vm_run_leaves_no_qemu_and_no_folder(tmp_path, sig):
     """A vm-run that is stopped (a killed test run, a CI limit) takes its
     qemu with it, and removes the folder it made, at once; killed
