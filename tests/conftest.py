@@ -34,7 +34,7 @@ from hostshare import HostShare, LOCKS_ENV  # noqa: E402
 import schedule  # noqa: E402
 
 
-RELEASES = ("bookworm", "trixie", "sid")
+RELEASES = schedule.RELEASES
 
 
 def pytest_addoption(parser):
@@ -63,7 +63,6 @@ def _is_worker(config):
 
 def pytest_configure(config):
     config._sroce_guests = GuestPool()
-    config._sroce_units = {}
     if not os.environ.get(LOCKS_ENV):
         # One folder per run, for every worker and scripts/test's builds.
         os.environ[LOCKS_ENV] = tempfile.mkdtemp(prefix="sroce-host-")
@@ -426,7 +425,7 @@ def pytest_runtest_logreport(report):
     props = dict(report.user_properties)
     t["boot"] += props.get("guest_boot_seconds", 0.0)
     if report.when == "setup":
-        t["wait"] = t.get("wait", 0.0) + props.get("host_wait_seconds", 0.0)
+        t["wait"] += props.get("host_wait_seconds", 0.0)
     if report.when == "call":
         t["tests"] += 1
     node = getattr(report, "node", None)
@@ -460,8 +459,7 @@ def time_table(terminalreporter, config):
             unit, t["seconds"], t["boot"], t["wait"], t["tests"], t["worker"]))
     per_release = {}
     for unit, t in UNIT_TIMES.items():
-        rel = re.search(r"\[(\w+)\]$", unit)
-        key = rel.group(1) if rel else "host"
+        key = schedule.unit_release(unit) or "host"
         per_release[key] = per_release.get(key, 0) + t["seconds"]
     tr.line("summed: " + ", ".join("%s %.0f s" % kv for kv in sorted(per_release.items())))
     now = time.time()
@@ -469,10 +467,8 @@ def time_table(terminalreporter, config):
     wall = now - started
     tr.line("wall time %.0f s (pytest %.0f s) of CI's %d s: %.0f %%, %.0f s left" % (
         wall, now - SESSION_STARTED, CI_SECONDS, 100 * wall / CI_SECONDS, CI_SECONDS - wall))
-    build = os.environ.get("SROCE_BUILD") or os.path.join(os.path.dirname(
-        os.path.dirname(os.path.abspath(__file__))), "build")
     try:
-        with open(os.path.join(build, "test-time.json"), "w") as f:
+        with open(os.path.join(schedule.build_dir(), "test-time.json"), "w") as f:
             json.dump({"wall_seconds": round(wall), "pytest_seconds": round(now - SESSION_STARTED),
                        "workers": int(getattr(config.option, "numprocesses", 0) or 0),
                        "units": {u: dict(t, seconds=round(t["seconds"], 1),
@@ -501,8 +497,7 @@ def pytest_terminal_summary(terminalreporter, config):
         for rep in terminalreporter.stats.get(outcome, []):
             if getattr(rep, "when", "call") != "call" and outcome != "error":
                 continue
-            rel = next((r for r in RELEASES if "[%s" % r in rep.nodeid or
-                        "-%s]" % r in rep.nodeid or "-%s-" % r in rep.nodeid), None)
+            rel = schedule.release_of(rep.nodeid)
             if rel:
                 counts.setdefault(rel, {}).setdefault(outcome, 0)
                 counts[rel][outcome] += 1

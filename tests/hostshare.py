@@ -1,13 +1,14 @@
-"""Who may use the host's CPUs while a test module runs.
+"""Who may use the host's CPUs while a test runs.
 
 The suite runs several guests side by side (scripts/test: pytest-xdist
 workers, tests/schedule.py), and builds for the other releases in the
-background.  Most modules only need their guest to be correct; a module
-whose assertions measure time (rates, latencies, fairness) says
-HOST_ALONE = True and then runs with nothing of the suite's beside it.
+background.  Most tests only need their guest to be correct; a test
+whose assertions measure time (rates, latencies, fairness) says so
+(tests/conftest.py needs_host_alone) and then runs with nothing of the
+suite's beside it.
 
 A readers-writer lock over two files, with flock(2): everyone who shares
-the host holds `lock` shared; a module that needs it alone holds it
+the host holds `lock` shared; a test that needs it alone holds it
 exclusive.  flock lets new shared holders in while an exclusive one waits,
 so a busy suite would starve it: every taker first passes `gate`, which
 the exclusive taker holds while it waits, so no new sharer gets in ahead

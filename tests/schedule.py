@@ -21,6 +21,8 @@ import re
 
 from xdist.scheduler import LoadScopeScheduling
 
+from hostshare import LOCKS_ENV
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COSTS = os.path.join(ROOT, "docs", "test-time.json")
 RELEASES = ("bookworm", "trixie", "sid")
@@ -48,6 +50,16 @@ def unit_of(nodeid):
     return "%s[%s]" % (path, rel) if rel else path
 
 
+def unit_release(unit):
+    """The release of a unit (unit_of), or None for a host test module."""
+    m = re.search(r"\[(\w+)\]$", unit)
+    return m.group(1) if m else None
+
+
+def build_dir():
+    return os.environ.get("SROCE_BUILD") or os.path.join(ROOT, "build")
+
+
 def load_costs(path=COSTS):
     try:
         with open(path) as f:
@@ -66,8 +78,7 @@ def build_ready(release):
 
 
 def build_status_file(release):
-    build = os.environ.get("SROCE_BUILD") or os.path.join(ROOT, "build")
-    return os.path.join(build, release, "test-build.status")
+    return os.path.join(build_dir(), release, "test-build.status")
 
 
 class GuestUnitScheduling(LoadScopeScheduling):
@@ -83,7 +94,7 @@ class GuestUnitScheduling(LoadScopeScheduling):
     def _describe(self, unit):
         if self.units is None:
             try:
-                with open(os.path.join(os.environ["SROCE_HOST_LOCKS"], UNITS_FILE)) as f:
+                with open(os.path.join(os.environ[LOCKS_ENV], UNITS_FILE)) as f:
                     self.units = json.load(f)
             except (KeyError, OSError, ValueError):
                 self.units = {}
@@ -94,8 +105,7 @@ class GuestUnitScheduling(LoadScopeScheduling):
         cost = self.costs.get(unit, DEFAULT_COST)
         if info["kind"] and self.last_kind.get(node) == info["kind"]:
             cost += BOOT_SECONDS
-        m = re.search(r"\[(\w+)\]$", unit)
-        return (build_ready(m and m.group(1)), not info["alone"], cost)
+        return (build_ready(unit_release(unit)), not info["alone"], cost)
 
     def _assign_work_unit(self, node):
         best = max(self.workqueue, key=lambda u: self.priority(u, node))
