@@ -29,8 +29,11 @@ def commit():
 def main():
     cpuinfo = open("/proc/cpuinfo").read()
     cpu = re.search(r"^model name\s*:\s*(.*)$", cpuinfo, re.M)
-    qemu = subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True,
-                          text=True).stdout.split("\n")[0]
+    # The qemu vm-run boots with (scripts/emulator), not whichever is on PATH.
+    binary = subprocess.run([os.path.join(ROOT, "scripts", "emulator"), "--path"],
+                            capture_output=True, text=True).stdout.strip()
+    qemu = subprocess.run([binary or "qemu-system-x86_64", "--version"],
+                          capture_output=True, text=True).stdout.split("\n")[0]
     print(json.dumps({
         "date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"),
         "commit": commit(),

@@ -34,6 +34,25 @@ export SROCE_GUEST_CPU=${SROCE_GUEST_CPU:-max,-erms,-fsrm}
 # Cached release roots (scripts/distro-root), outside the work tree.
 SROCE_CACHE=${SROCE_CACHE:-/var/cache/sroce}
 
+# The qemu the guests run on: on Debian 12, the backport of qemu 10 that
+# scripts/emulator unpacks into $SROCE_CACHE/qemu (its TCG is the faster),
+# else the host's; SROCE_QEMU names another.  Sets SROCE_QEMU_CMD, the
+# binary with the options that point it at its own firmware and modules,
+# and prints the binary.
+sroce_qemu() {
+	local prefix=$SROCE_CACHE/qemu/current
+	if [ -n "${SROCE_QEMU:-}" ]; then
+		SROCE_QEMU_CMD=("$SROCE_QEMU")
+	elif [ -x "$prefix/usr/bin/qemu-system-x86_64" ]; then
+		SROCE_QEMU_CMD=("$prefix/usr/bin/qemu-system-x86_64" -L "$prefix/usr/share/qemu")
+		# Not the host qemu's modules, which the backport refuses to load.
+		export QEMU_MODULE_DIR=$prefix/usr/lib/x86_64-linux-gnu/qemu
+	else
+		SROCE_QEMU_CMD=(qemu-system-x86_64)
+	fi
+	echo "${SROCE_QEMU_CMD[0]}"
+}
+
 # The releases scripts/build --distro and scripts/vm-run --distro know;
 # bookworm is the host itself.
 sroce_check_distro() {
