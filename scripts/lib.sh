@@ -11,13 +11,31 @@ SROCE_PYTHON=/usr/bin/python3
 die() { echo "${0##*/}: $*" >&2; exit 1; }
 note() { echo "${0##*/}: $*" >&2; }
 
+# sroce_kernel_file VERSION NAME [SYSROOT]: where Debian put kernel
+# VERSION's NAME (vmlinuz or config).  Up to 7.2 its packages put them in
+# /boot as NAME-VERSION; from 7.3 (trixie-backports, experimental) in
+# /usr/lib/modules/VERSION/ as NAME, the unsigned image as vmlinuz.unsigned,
+# and nothing in /boot.
+sroce_kernel_file() {
+	local version=$1 name=$2 sysroot=${3:-} f
+	for f in "$sysroot/boot/$name-$version" "$sysroot/usr/lib/modules/$version/$name" \
+		"$sysroot/usr/lib/modules/$version/$name.unsigned"; do
+		[ -e "$f" ] && { echo "$f"; return 0; }
+	done
+	return 1
+}
+
 # The newest kernel that has both an image to boot and headers to build
 # against; nothing hard-codes the Debian ABI suffix.  With SYSROOT: the
 # newest in that root file system (a release root of scripts/distro-root).
 sroce_kernel_version() {
-	local sysroot=${1:-} v best=
-	for v in "$sysroot"/boot/vmlinuz-*; do
-		v=${v#"$sysroot"/boot/vmlinuz-}
+	local sysroot=${1:-} f v best=
+	for f in "$sysroot"/boot/vmlinuz-* "$sysroot"/usr/lib/modules/*/vmlinuz*; do
+		case $f in
+		"$sysroot"/boot/vmlinuz-*) v=${f#"$sysroot"/boot/vmlinuz-} ;;
+		*/vmlinuz | */vmlinuz.unsigned) v=${f%/vmlinuz*} v=${v##*/} ;;
+		*) continue ;;
+		esac
 		[ -e "$sysroot/lib/modules/$v/build/Makefile" ] || continue
 		if [ -z "$best" ] || dpkg --compare-versions "$v" gt "$best"; then
 			best=$v
