@@ -7,8 +7,12 @@ import time
 
 import pytest
 
-from guest.harness import VM_RUN
+from conftest import wait_for_release_build
+from guest.harness import ROOT, VM_RUN
 from hostshare import LOCKS_ENV
+
+# test_command_in_a_folder_above_the_tree runs on each release's guest.
+ALL_RELEASES = True
 
 
 def vm_run(*args, timeout=180):
@@ -136,3 +140,28 @@ def test_stopped_test_run_leaves_no_guest(tmp_path):
             os.kill(pid, signal.SIGKILL)
         if p.poll() is None:
             p.kill()
+
+
+def test_command_in_a_folder_above_the_tree(tmp_path, release):
+    """A command whose folder holds the project tree runs (issue 41: with
+    the tree at /tmp/x/sroce, `vm-run --distro trixie -- /tmp/x/cmd.sh`
+    ended 127, the guest having made /tmp/x for the tree first).  The tree
+    is shown there by a bind mount, the way a user's clone would be."""
+    wait_for_release_build(release)
+    top = tmp_path / "x"
+    tree = top / "sroce"
+    tree.mkdir(parents=True)
+    cmd = top / "cmd.sh"
+    cmd.write_text('#!/bin/bash\necho "ran on $(cat /etc/debian_version)"\n')
+    cmd.chmod(0o755)
+    subprocess.run(["mount", "--bind", ROOT, str(tree)], check=True)
+    try:
+        distro = [] if release == "bookworm" else ["--distro", release]
+        r = subprocess.run([str(tree / "scripts" / "vm-run"), *distro, "--", str(cmd)],
+                           capture_output=True, text=True, timeout=180, cwd="/")
+    finally:
+        subprocess.run(["umount", str(tree)], check=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    # The release's own root: Debian 12.x, 13.x, sid ("forky/sid").
+    assert {"bookworm": "ran on 12.", "trixie": "ran on 13.",
+            "sid": "/sid"}[release] in r.stdout, r.stdout
