@@ -50,9 +50,11 @@ static inline void hrtimer_setup(struct hrtimer *timer,
 #define timer_delete_sync(t) del_timer_sync(t)
 #endif
 
-/* 6.17 (and 6.12.y) "workqueue: Add new WQ_PERCPU flag": from 7.2 a
- * workqueue that is neither WQ_PERCPU nor WQ_UNBOUND warns.  Before the
- * flag, bound was the default, so 0 means the same there.
+/* 6.17 "workqueue: Add new WQ_PERCPU flag", backported to 6.12.y between
+ * 6.12.95 (bookworm-backports: absent) and 6.12.117 (present): a point
+ * release cannot say, the compile probe does.  From 7.2 a workqueue that
+ * is neither WQ_PERCPU nor WQ_UNBOUND warns.  Before the flag, bound was
+ * the default, so 0 means the same there.
  */
 #ifndef HAVE_WQ_PERCPU
 #define WQ_PERCPU 0

@@ -1,6 +1,7 @@
 /* WQ_PERCPU: a workqueue bound to CPUs says so (6.17, backported to
- * 6.12.y); from 7.2 alloc_workqueue() warns when neither WQ_PERCPU nor
- * WQ_UNBOUND is given.  An enum, so it needs a probe, not #ifdef.
+ * 6.12.y after 6.12.95); from 7.2 alloc_workqueue() warns when neither
+ * WQ_PERCPU nor WQ_UNBOUND is given.  An enum, so it needs a probe, not
+ * #ifdef.
  */
 #include <linux/workqueue.h>
 
