@@ -385,7 +385,9 @@ static void cnp_answer_ud(struct sroce_qp *qp, const struct sk_buff *skb,
 		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr, &av.saddr);
 		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr, &av.daddr);
 	}
-	key = jhash2(av.daddr.s6_addr32, 4, jhash_2words(qp->ib.qp_num, src_qpn, 0));
+	/* A hash of the address's bytes: their order does not matter. */
+	key = jhash2((__force const u32 *)av.daddr.s6_addr32, 4,
+		     jhash_2words(qp->ib.qp_num, src_qpn, 0));
 	spin_lock_bh(&sdev->cc.ud_np_lock);
 	send = roce_dcqcn_np_flow_ce(&sdev->cc.ud_np, key, &sdev->cc.config.dcqcn,
 				     ktime_get_ns());

@@ -88,7 +88,7 @@ static inline u64 roce_get_be64(const u8 *p)
 static inline void roce_put_be16(u8 *p, u16 v)
 {
 	p[0] = (u8)(v >> 8);
-	p[1] = (u8)v;
+	p[1] = (u8)(v & 0xff);	/* masked: sparse flags a cast that truncates a constant */
 }
 
 /* Writes the low 24 bits; QPNs and PSNs are 24-bit fields. */
