@@ -129,7 +129,8 @@ int sroce_odp_copy(struct sroce_mr *mr, u64 off, void *buf, u32 len,
 /* 0 if [off, off+len) is resident; else -EAGAIN (asked for) or -EFAULT. */
 int sroce_odp_resident(struct sroce_mr *mr, u64 off, u64 len);
 u64 *sroce_odp_atomic_map(struct sroce_mr *mr, u64 off, int *err);
-void sroce_odp_atomic_unmap(struct sroce_mr *mr, u64 *p);
+void sroce_odp_atomic_unmap(struct sroce_mr *mr, u64 *p)
+	__releases(&mr->odp->lock);
 int sroce_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
 		    u32 flags, struct ib_sge *sg_list, u32 num_sge,
 		    struct uverbs_attr_bundle *attrs);

@@ -137,7 +137,7 @@ void sroce_rx_deliver(struct sroce_dev *sdev, struct sk_buff *skb, bool ipv6);
 void sroce_rx_steer_init(struct sroce_dev *sdev);
 void sroce_rx_steer_exit(struct sroce_dev *sdev);
 bool sroce_rx_steer(struct sroce_dev *sdev, struct sk_buff *skb);
-void sroce_spin_unlock_bh_sent(spinlock_t *lock, bool burst);
+void sroce_spin_unlock_bh_sent(spinlock_t *lock, bool burst) __releases(lock);
 
 /* Receive entry from net.c: @skb data at the BTH, ICRC checked. */
 void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb,

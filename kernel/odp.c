@@ -307,6 +307,7 @@ u64 *sroce_odp_atomic_map(struct sroce_mr *mr, u64 off, int *err)
 }
 
 void sroce_odp_atomic_unmap(struct sroce_mr *mr, u64 *p)
+	__releases(&mr->odp->lock)
 {
 	kunmap_local(p);
 	spin_unlock_bh(&mr->odp->lock);

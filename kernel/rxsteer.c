@@ -67,6 +67,7 @@ static DEFINE_PER_CPU(bool, sroce_tx_burst);
  * run at the unlock receive what it sent, on another CPU if @burst.
  */
 void sroce_spin_unlock_bh_sent(spinlock_t *lock, bool burst)
+	__releases(lock)
 {
 	this_cpu_write(sroce_tx_burst, burst);
 	spin_unlock_bh(lock);
