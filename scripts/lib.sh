@@ -11,6 +11,23 @@ SROCE_PYTHON=/usr/bin/python3
 die() { echo "${0##*/}: $*" >&2; exit 1; }
 note() { echo "${0##*/}: $*" >&2; }
 
+# sroce_install PACKAGE...: installs from the host's own apt sources those
+# of the Debian packages that are not installed yet (as root); quiet and
+# quick when all are.  Its status is apt-get's.
+sroce_install() {
+	local p missing=()
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -gt 0 ] || return 0
+	[ "$(id -u)" = 0 ] || die "need root to install: ${missing[*]}"
+	note "installing ${missing[*]}"
+	DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			"${missing[@]}" >/dev/null
+}
+
 # sroce_kernel_file VERSION NAME [SYSROOT]: where Debian put kernel
 # VERSION's NAME (vmlinuz or config).  Up to 7.2 its packages put them in
 # /boot as NAME-VERSION; from 7.3 (trixie-backports, experimental) in
