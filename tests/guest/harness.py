@@ -151,6 +151,20 @@ HUNG_TASK_SECONDS = 120
 LIVE_GUESTS = set()
 
 
+def log_command(cmd, res, seconds):
+    """With SROCE_COMMAND_LOG set, appends a JSON line per guest command
+    (the test, the command, its seconds in the guest and from the host)
+    to that file: where a module's time goes, command by command
+    (docs/test-time.md)."""
+    path = os.environ.get("SROCE_COMMAND_LOG")
+    if not path:
+        return
+    with open(path, "a") as f:
+        f.write(json.dumps({"test": os.environ.get("PYTEST_CURRENT_TEST", ""),
+                            "cmd": cmd, "guest": round(res.seconds, 3),
+                            "host": round(seconds, 3)}) + "\n")
+
+
 class GuestDied(Exception):
     pass
 
@@ -350,9 +364,11 @@ class Guest:
     def run(self, cmd, timeout=120, check=False):
         """Runs a bash command line in the guest's initial namespace."""
         timeout *= self.slowdown
+        started = time.monotonic()
         res = Result(cmd, self._request({"op": "run", "cmd": cmd,
                                          "timeout": timeout, "cwd": ROOT},
                                         timeout=timeout + 30))
+        log_command(cmd, res, time.monotonic() - started)
         if check and res.rc != 0:
             raise AssertionError("guest command failed: %r" % res)
         return res
