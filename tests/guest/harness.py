@@ -10,12 +10,16 @@ and debug-objects report, and `kmemleak_leaks()` scans for leaks before
 the guest stops.
 """
 import difflib
-import itertools
 import json
 import os
 import re
+import select
+import shutil
 import signal
+import socket
+import struct
 import subprocess
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -187,6 +191,12 @@ class Result:
             self.rc, self.cmd, self.stdout, self.stderr)
 
 
+# The agent's messages (agent.py): a 4-byte big-endian length, then JSON.
+LENGTH = struct.Struct(">I")
+# sun_path holds 107 bytes and the terminating zero.
+MAX_SOCKET_PATH = 107
+
+
 class Guest:
     """distro: None (or "bookworm") boots this machine's Debian 12; "trixie"
     or "sid" boots that release's kernel and root (scripts/vm-run --distro,
@@ -220,8 +230,15 @@ class Guest:
                                   self.distro or "")
         self.rpc = os.path.join(self.out, "rpc")
         self.console = os.path.join(self.out, "console.log")
+        self.channel_path = os.path.join(self.out, "agent.sock")
+        self.channel_dir = None     # made for a socket path too long there
+        if len(self.channel_path) > MAX_SOCKET_PATH:
+            self.channel_dir = tempfile.mkdtemp(prefix="sroce-agent-")
+            self.channel_path = os.path.join(self.channel_dir, "agent.sock")
+        self.channel = None
         args = [VM_RUN, "--out", self.out, "--timeout", str(timeout),
-                "--mem", str(mem), "--smp", str(smp)]
+                "--mem", str(mem), "--smp", str(smp),
+                "--channel", self.channel_path]
         if rxe:
             args.append("--rxe")
         if mtu:
@@ -236,7 +253,6 @@ class Guest:
             args += ["--append", cmdline]
         self.args = args + ["--", "/usr/bin/python3", AGENT]
         self.proc = None
-        self.seq = itertools.count(1)
         self.kernel_log = []
 
     # -- life cycle --------------------------------------------------------
@@ -259,6 +275,11 @@ class Guest:
 
     def _boot(self, boot_timeout):
         os.makedirs(self.out, exist_ok=True)
+        self._close_channel()
+        # An earlier boot's, in an output folder used again.
+        for stale in (self.channel_path, os.path.join(self.rpc, "ready")):
+            if os.path.exists(stale):
+                os.unlink(stale)
         self.log = open(os.path.join(self.out, "vm-run.log"), "w")
         self.started = time.monotonic()
         # A session of its own, so kill() finds qemu too (see there).
@@ -286,6 +307,9 @@ class Guest:
                 raise GuestDied("guest did not come up in %ds\n%s" %
                                 (now - self.started, self.console_tail()))
             time.sleep(0.05)
+        # qemu has listened since it started; the agent reads from now on.
+        self.channel = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.channel.connect(self.channel_path)
         self.boot_seconds = time.monotonic() - self.started
         return self
 
@@ -342,6 +366,7 @@ class Guest:
         finally:
             self.proc = None
             self.log.close()
+            self._close_channel(for_good=True)
             LIVE_GUESTS.discard(self)
 
     def kill(self):
@@ -358,7 +383,15 @@ class Guest:
                 except (ProcessLookupError, PermissionError):
                     pass
             self.proc.wait()
+        self._close_channel(for_good=True)
         LIVE_GUESTS.discard(self)
+
+    def _close_channel(self, for_good=False):
+        if self.channel is not None:
+            self.channel.close()
+            self.channel = None
+        if for_good and self.channel_dir:
+            shutil.rmtree(self.channel_dir, ignore_errors=True)
 
     # -- requests ----------------------------------------------------------
     def run(self, cmd, timeout=120, check=False):
@@ -414,23 +447,31 @@ class Guest:
                 match.search(b)]
 
     def _request(self, req, timeout):
-        n = next(self.seq)
-        tmp = os.path.join(self.rpc, "%d.req.tmp" % n)
-        with open(tmp, "w") as f:
-            json.dump(req, f)
-        os.rename(tmp, os.path.join(self.rpc, "%d.req" % n))
-        res_path = os.path.join(self.rpc, "%d.res" % n)
+        """Sends @req to the agent and waits up to @timeout s for its reply,
+        checking meanwhile that the guest still runs."""
+        data = json.dumps(req).encode()
+        self.channel.sendall(LENGTH.pack(len(data)) + data)
         deadline = time.monotonic() + timeout
-        while not os.path.exists(res_path):
+        (length,) = LENGTH.unpack(self._receive(LENGTH.size, deadline, timeout, req))
+        return json.loads(self._receive(length, deadline, timeout, req))
+
+    def _receive(self, n, deadline, timeout, req):
+        data = bytearray()
+        while len(data) < n:
+            ready, _, _ = select.select([self.channel], [], [], 1.0)
+            if ready:
+                chunk = self.channel.recv(n - len(data))
+                if not chunk:
+                    self._check_alive()
+                    raise GuestDied("the agent closed its channel during %r\n%s" %
+                                    (req, self.console_tail()))
+                data += chunk
+                continue
             self._check_alive()
             if time.monotonic() > deadline:
                 raise GuestDied("no answer from the guest in %ds to %r\n%s" %
                                 (timeout, req, self.console_tail()))
-            time.sleep(0.01)
-        with open(res_path) as f:
-            res = json.load(f)
-        os.unlink(res_path)
-        return res
+        return bytes(data)
 
     def _check_alive(self):
         if self.proc.poll() is not None:
