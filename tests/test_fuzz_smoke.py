@@ -1,6 +1,7 @@
 """A short run of every libFuzzer target (tests/fuzz/fuzz_*.c), built from
 the same kernel/proto sources as the module, over its checked-in seeds.
 Long runs: scripts/fuzz."""
+import concurrent.futures
 import glob
 import os
 import subprocess
@@ -41,13 +42,27 @@ def test_parse_seeds_include_real_captures():
         assert len([f for f in captured if f.startswith("capture-%s-" % sender)]) >= 5, captured
 
 
-@pytest.mark.parametrize("target", TARGETS)
-def test_fuzz_smoke(built, tmp_path, target):
-    corpus = tmp_path / "corpus"
+def fuzz(binary, corpus, target):
     corpus.mkdir()
-    r = subprocess.run([str(built / target), "-max_total_time=15",
-                        "-print_final_stats=1", str(corpus), seeds(target)],
-                       capture_output=True, text=True, timeout=120)
+    return subprocess.run([str(binary), "-max_total_time=15",
+                           "-print_final_stats=1", str(corpus), seeds(target)],
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def runs(built, tmp_path_factory):
+    """{target: its 15 s run}.  Each fuzzer is one process on one core,
+    so they run as many at a time as the host has cores: each still has
+    a core for its 15 s (the 4 took 60 s one after the other on 2)."""
+    work = tmp_path_factory.mktemp("fuzz-corpora")
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        futures = {t: pool.submit(fuzz, built / t, work / t, t) for t in TARGETS}
+        return {t: f.result() for t, f in futures.items()}
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_fuzz_smoke(runs, target):
+    r = runs[target]
     assert r.returncode == 0, r.stderr[-4000:]
     runs = [l for l in r.stderr.splitlines() if "stat::number_of_executed_units" in l]
     assert runs and int(runs[0].split(":")[-1]) > 1000, r.stderr[-2000:]
