@@ -10,7 +10,8 @@ the suite in loopback between its own QPs, the two side by side.
 Each test module runs in a process of its own, so a crash costs only its
 own module (Debian 13's pyverbs segfaulted in test_fork when the whole
 suite ran in one process): a module that crashes on sroce fails unless
-it crashes on rxe too.
+it crashes on rxe too.  The processes are forked from one that imported
+the suite once (pyverbs_modules.py).
 
 On kernels after 6.1, rxe passes the tests of on-demand paging (6.15),
 which sroce does not offer yet: those skip on sroce and are listed, not
@@ -18,6 +19,7 @@ failed.  ATOMIC WRITE and FLUSH (6.2) must pass wherever rxe passes them.
 The XRC tests, which skip on every rxe, must pass on sroce.
 """
 import collections
+import os
 import re
 
 import pytest
@@ -73,15 +75,17 @@ MIN_XRC_TESTS = 6
 
 # Printed before each module's process, with the module's name after it.
 MODULE_MARK = "=== pyverbs module "
+MODULES_RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                              "pyverbs_modules.py")
 
 
 def suite_loop(dev, netns, modules):
-    """A shell loop running each of @modules of the suite in a process of
-    its own on @dev, in namespace @netns (None: the initial one)."""
+    """A command running each of @modules of the suite in a process of its
+    own on @dev, in namespace @netns (None: the initial one): forked from
+    one that imported the suite once (pyverbs_modules.py)."""
     prefix = "ip netns exec %s " % netns if netns else ""
-    return ("cd %s && for m in %s; do echo '%s'$m; "
-            "%spython3 run_tests.py --dev %s -v $m 2>&1; done"
-            % (COPY, " ".join(modules), MODULE_MARK, prefix, dev))
+    return ("cd %s && %spython3 %s %s '%s' %s 2>&1"
+            % (COPY, prefix, MODULES_RUNNER, dev, MODULE_MARK, " ".join(modules)))
 
 
 def outcome_of(output):
