@@ -419,26 +419,46 @@ int sroce_mr_resident(struct sroce_mr *mr, u64 iova, u64 len)
 	return sroce_odp_resident(mr, sroce_mr_offset(mr, iova), len);
 }
 
+/* IB atomics are atomic with respect to every other atomic of the device. */
+static DEFINE_SPINLOCK(sroce_atomic_lock);
+
+void sroce_atomic_apply(u64 *p, struct sroce_atomic *a)
+{
+	spin_lock(&sroce_atomic_lock);
+	switch (a->op) {
+	case SROCE_ATOMIC_CMP_SWAP:
+		a->orig = READ_ONCE(*p);
+		if (a->orig == a->compare)
+			WRITE_ONCE(*p, a->value);
+		break;
+	case SROCE_ATOMIC_FETCH_ADD:
+		a->orig = READ_ONCE(*p);
+		WRITE_ONCE(*p, a->orig + a->value);
+		break;
+	case SROCE_ATOMIC_WRITE:
+		/* Under the lock, so a compare-and-swap cannot undo it; a
+		 * release store, so whoever sees it sees the writes before it.
+		 */
+		smp_store_release(p, a->value);
+		break;
+	}
+	spin_unlock(&sroce_atomic_lock);
+}
+
 /*
- * For atomics: the 8 bytes at @iova, which the caller checked (range and
- * rights) and found 8-byte aligned.  NULL with *@err: -EFAULT if they are
- * not mapped (only after a racing FAST re-registration), -EAGAIN while an
- * ODP page is faulted in.  USER and ODP MRs map the page (ODP ones also
- * hold its lock): undo with sroce_mr_atomic_unmap() in the same context.
+ * -EFAULT if the 8 bytes are not mapped (only after a racing FAST
+ * re-registration), -EAGAIN while an ODP page is faulted in.
  */
-u64 *sroce_mr_atomic_ptr(struct sroce_mr *mr, u64 iova,
-			 struct sroce_mr_map *m, int *err)
+int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, struct sroce_atomic *a)
 {
 	u64 off, index;
 	u32 in;
-	u64 *p;
+	void *va;
 
-	m->page = NULL;
-	m->odp = false;
-	*err = -EFAULT;
-	if (mr->kind == SROCE_MR_DMA)
-		return (u64 *)(uintptr_t)iova;
-
+	if (mr->kind == SROCE_MR_DMA) {
+		sroce_atomic_apply((u64 *)(uintptr_t)iova, a);
+		return 0;
+	}
 	off = sroce_mr_offset(mr, iova);
 	index = off >> PAGE_SHIFT;
 	in = off & ~PAGE_MASK;
@@ -448,31 +468,22 @@ u64 *sroce_mr_atomic_ptr(struct sroce_mr *mr, u64 iova,
 	 * but do not let the 8 bytes cross one if that ever breaks.
 	 */
 	if (in > PAGE_SIZE - sizeof(u64))
-		return NULL;
+		return -EFAULT;
 
-	if (mr->kind == SROCE_MR_ODP) {
-		p = sroce_odp_atomic_map(mr, off, err);
-		m->odp = p != NULL;
-		return p;
-	}
+	if (mr->kind == SROCE_MR_ODP)
+		return sroce_odp_atomic(mr, off, a);
 	if (mr->kind == SROCE_MR_USER) {
 		if (WARN_ON_ONCE(index >= mr->npages))
-			return NULL;
-		m->page = mr->pages[index];
-		return kmap_local_page(m->page) + in;
+			return -EFAULT;
+		va = kmap_local_page(mr->pages[index]);
+		sroce_atomic_apply(va + in, a);
+		kunmap_local(va);
+		return 0;
 	}
 	if (index >= READ_ONCE(mr->fast_npages))
-		return NULL;
-	return (u64 *)(uintptr_t)(READ_ONCE(mr->fast_pages[index]) + in);
-}
-
-void sroce_mr_atomic_unmap(struct sroce_mr *mr, u64 *p,
-			   const struct sroce_mr_map *m)
-{
-	if (m->odp)
-		sroce_odp_atomic_unmap(mr, p);
-	else if (m->page)
-		kunmap_local(p);
+		return -EFAULT;
+	sroce_atomic_apply((u64 *)(uintptr_t)(READ_ONCE(mr->fast_pages[index]) + in), a);
+	return 0;
 }
 
 int sroce_sgl_walk(struct sroce_dev *sdev, struct ib_pd *pd,

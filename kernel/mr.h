@@ -107,18 +107,24 @@ static inline u64 sroce_mr_offset(const struct sroce_mr *mr, u64 iova)
  */
 int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		  enum sroce_copy_dir dir);
-/*
- * The 8 bytes at @iova (8-aligned, checked) for atomics, mapped; NULL with
- * *err (-EAGAIN/-EFAULT as above).  Undo with sroce_mr_atomic_unmap().
- */
-struct sroce_mr_map {
-	struct page *page;	/* a kmap_local_page() to undo */
-	bool odp;		/* ... and the ODP lock */
+/* A responder's atomic on 8 bytes of an MR (resp.c). */
+struct sroce_atomic {
+	enum {
+		SROCE_ATOMIC_CMP_SWAP,
+		SROCE_ATOMIC_FETCH_ADD,
+		SROCE_ATOMIC_WRITE,	/* ATOMIC WRITE: a store, no result */
+	} op;
+	u64 compare;		/* CMP_SWAP's */
+	u64 value;		/* the swap, the addend or the value stored */
+	u64 orig;		/* out: what was there (CMP_SWAP, FETCH_ADD) */
 };
-u64 *sroce_mr_atomic_ptr(struct sroce_mr *mr, u64 iova,
-			 struct sroce_mr_map *m, int *err);
-void sroce_mr_atomic_unmap(struct sroce_mr *mr, u64 *p,
-			   const struct sroce_mr_map *m);
+/*
+ * Applies @a to the 8 bytes at @iova (8-aligned, checked): 0, or -EAGAIN
+ * or -EFAULT as above.
+ */
+int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, struct sroce_atomic *a);
+/* Applies @a at @p, under the device-wide atomics lock (mr.c's). */
+void sroce_atomic_apply(u64 *p, struct sroce_atomic *a);
 
 /* odp.c: the pages of SROCE_MR_ODP MRs; @off counts from the first page. */
 int sroce_odp_init(struct sroce_mr *mr, struct sroce_dev *sdev, u64 start,
@@ -128,9 +134,8 @@ int sroce_odp_copy(struct sroce_mr *mr, u64 off, void *buf, u32 len,
 		   enum sroce_copy_dir dir);
 /* 0 if [off, off+len) is resident; else -EAGAIN (asked for) or -EFAULT. */
 int sroce_odp_resident(struct sroce_mr *mr, u64 off, u64 len);
-u64 *sroce_odp_atomic_map(struct sroce_mr *mr, u64 off, int *err);
-void sroce_odp_atomic_unmap(struct sroce_mr *mr, u64 *p)
-	__releases(&mr->odp->lock);
+/* sroce_mr_atomic() on an ODP MR; the 8 bytes do not cross a page. */
+int sroce_odp_atomic(struct sroce_mr *mr, u64 off, struct sroce_atomic *a);
 int sroce_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
 		    u32 flags, struct ib_sge *sg_list, u32 num_sge,
 		    struct uverbs_attr_bundle *attrs);

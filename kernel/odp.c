@@ -101,56 +101,80 @@ static const struct mmu_interval_notifier_ops odp_notifier_ops = {
  * kept racing a chunk for ODP_FAULT_TIMEOUT_MS: not the memory's fault,
  * so nothing is reported and the next miss asks again.
  */
+/* Keeps the pages of @pfns that are there for pages [first, first+n). */
+static void odp_store_pages_locked(struct sroce_odp *odp, u32 first, u32 n,
+				   const unsigned long *pfns)
+	__must_hold(&odp->lock)
+{
+	u32 j;
+
+	for (j = 0; j < n; j++) {
+		unsigned long pfn = pfns[j];
+
+		/* Without faulting, a page may be absent or read-only. */
+		if (!(pfn & HMM_PFN_VALID) ||
+		    (odp->writable && !(pfn & HMM_PFN_WRITE)))
+			continue;
+		odp->pages[first + j] = hmm_pfn_to_page(pfn);
+	}
+}
+
+/*
+ * odp_fault() for pages [first, first+n), n <= ODP_FAULT_CHUNK: 0, the
+ * error of hmm_range_fault(), or -EBUSY when invalidations kept racing
+ * it for ODP_FAULT_TIMEOUT_MS.
+ */
+static int odp_fault_chunk(struct sroce_odp *odp, struct mm_struct *mm,
+			   u32 first, u32 n, bool fault)
+{
+	unsigned long timeout = jiffies + msecs_to_jiffies(ODP_FAULT_TIMEOUT_MS);
+	unsigned long pfns[ODP_FAULT_CHUNK];
+	struct hmm_range range = {
+		.notifier = &odp->notifier,
+		.start = odp->start + ((unsigned long)first << PAGE_SHIFT),
+		.end = odp->start + ((unsigned long)(first + n) << PAGE_SHIFT),
+		.hmm_pfns = pfns,
+		.default_flags = !fault ? 0 : HMM_PFN_REQ_FAULT |
+				 (odp->writable ? HMM_PFN_REQ_WRITE : 0),
+	};
+	bool raced;
+	int err;
+
+	for (;;) {
+		range.notifier_seq = mmu_interval_read_begin(&odp->notifier);
+		mmap_read_lock(mm);
+		err = hmm_range_fault(&range);
+		mmap_read_unlock(mm);
+		if (!err) {
+			spin_lock_bh(&odp->lock);
+			raced = mmu_interval_read_retry(&odp->notifier,
+							range.notifier_seq);
+			if (!raced)
+				odp_store_pages_locked(odp, first, n, pfns);
+			spin_unlock_bh(&odp->lock);
+			if (!raced)
+				return 0;
+			err = -EBUSY;
+		}
+		/* -EBUSY: an invalidation raced us; try again a while. */
+		if (err != -EBUSY || time_after(jiffies, timeout))
+			return err;
+	}
+}
+
 static int odp_fault(struct sroce_odp *odp, u32 first, u32 last, bool fault)
 {
 	struct mm_struct *mm = odp->notifier.mm;
-	unsigned long pfns[ODP_FAULT_CHUNK];
 	int err = 0;
-	u32 i, j, n;
+	u32 i, n;
 
 	if (!mmget_not_zero(mm))
 		return -EFAULT;
-	for (i = first; i <= last && !err; i += n) {
-		unsigned long timeout = jiffies + msecs_to_jiffies(ODP_FAULT_TIMEOUT_MS);
-		struct hmm_range range = {
-			.notifier = &odp->notifier,
-			.start = odp->start + ((unsigned long)i << PAGE_SHIFT),
-			.hmm_pfns = pfns,
-			.default_flags = !fault ? 0 : HMM_PFN_REQ_FAULT |
-					 (odp->writable ? HMM_PFN_REQ_WRITE : 0),
-		};
-
+	for (i = first; i <= last; i += n) {
 		n = min_t(u32, last - i + 1, ODP_FAULT_CHUNK);
-		range.end = range.start + ((unsigned long)n << PAGE_SHIFT);
-		for (;;) {
-			range.notifier_seq = mmu_interval_read_begin(&odp->notifier);
-			mmap_read_lock(mm);
-			err = hmm_range_fault(&range);
-			mmap_read_unlock(mm);
-			if (!err) {
-				spin_lock_bh(&odp->lock);
-				if (!mmu_interval_read_retry(&odp->notifier,
-							     range.notifier_seq))
-					break;	/* with odp->lock held */
-				spin_unlock_bh(&odp->lock);
-				err = -EBUSY;
-			}
-			/* -EBUSY: an invalidation raced us; try again a while. */
-			if (err != -EBUSY || time_after(jiffies, timeout))
-				break;
-		}
+		err = odp_fault_chunk(odp, mm, i, n, fault);
 		if (err)
 			break;
-		for (j = 0; j < n; j++) {
-			unsigned long pfn = pfns[j];
-
-			/* Without faulting, a page may be absent or read-only. */
-			if (!(pfn & HMM_PFN_VALID) ||
-			    (odp->writable && !(pfn & HMM_PFN_WRITE)))
-				continue;
-			odp->pages[i + j] = hmm_pfn_to_page(pfn);
-		}
-		spin_unlock_bh(&odp->lock);
 		cond_resched();
 	}
 	mmput(mm);
@@ -234,47 +258,24 @@ static bool odp_pages_of(const struct sroce_odp *odp, u64 off, u64 len,
 }
 
 /*
- * Takes odp->lock with bytes [off, off+len) of @mr resident: 0 with the
- * lock held, or the error of odp_resident_locked() (-EFAULT also for a
- * range outside the MR) without it.
+ * 0 if bytes [off, off+len) of @odp are resident, else the error of
+ * odp_resident_locked() (-EFAULT also for a range outside the MR).
  */
-static int odp_lock_range(struct sroce_odp *odp, u64 off, u64 len)
+static int odp_range_resident_locked(struct sroce_odp *odp, u64 off, u64 len)
+	__must_hold(&odp->lock)
 {
 	u32 first, last;
-	int err;
 
 	if (!odp_pages_of(odp, off, len, &first, &last))
 		return -EFAULT;
-	spin_lock_bh(&odp->lock);
-	err = odp_resident_locked(odp, first, last);
-	if (err)
-		spin_unlock_bh(&odp->lock);
-	return err;
+	return odp_resident_locked(odp, first, last);
 }
 
-int sroce_odp_resident(struct sroce_mr *mr, u64 off, u64 len)
+/* Copies between @buf and resident bytes [off, off+len) of @odp. */
+static void odp_copy_locked(struct sroce_odp *odp, u64 off, void *buf, u32 len,
+			    enum sroce_copy_dir dir)
+	__must_hold(&odp->lock)
 {
-	int err;
-
-	if (!len)
-		return 0;
-	err = odp_lock_range(mr->odp, off, len);
-	if (!err)
-		spin_unlock_bh(&mr->odp->lock);
-	return err;
-}
-
-int sroce_odp_copy(struct sroce_mr *mr, u64 off, void *buf, u32 len,
-		   enum sroce_copy_dir dir)
-{
-	struct sroce_odp *odp = mr->odp;
-	int err;
-
-	if (!len)
-		return 0;
-	err = odp_lock_range(odp, off, len);
-	if (err)
-		return err;
 	while (len) {
 		struct page *page = odp->pages[off >> PAGE_SHIFT];
 		u32 in = off & ~PAGE_MASK;
@@ -292,25 +293,55 @@ int sroce_odp_copy(struct sroce_mr *mr, u64 off, void *buf, u32 len,
 		len -= n;
 		off += n;
 	}
+}
+
+/*
+ * Bytes [off, off+len) of @mr resident, and copied to or from @buf unless
+ * it is NULL: the error of odp_range_resident_locked(), or 0.
+ */
+static int odp_access(struct sroce_mr *mr, u64 off, u64 len, void *buf,
+		      enum sroce_copy_dir dir)
+{
+	struct sroce_odp *odp = mr->odp;
+	int err;
+
+	if (!len)
+		return 0;
+	spin_lock_bh(&odp->lock);
+	err = odp_range_resident_locked(odp, off, len);
+	if (!err && buf)
+		odp_copy_locked(odp, off, buf, len, dir);
 	spin_unlock_bh(&odp->lock);
-	return 0;
+	return err;
 }
 
-/* The caller (mr.c) made sure the 8 bytes do not cross a page. */
-u64 *sroce_odp_atomic_map(struct sroce_mr *mr, u64 off, int *err)
+int sroce_odp_resident(struct sroce_mr *mr, u64 off, u64 len)
 {
-	*err = odp_lock_range(mr->odp, off, sizeof(u64));
-	if (*err)
-		return NULL;
-	/* Held until sroce_odp_atomic_unmap(): the page stays ours. */
-	return kmap_local_page(mr->odp->pages[off >> PAGE_SHIFT]) + (off & ~PAGE_MASK);
+	return odp_access(mr, off, len, NULL, SROCE_FROM_MR);
 }
 
-void sroce_odp_atomic_unmap(struct sroce_mr *mr, u64 *p)
-	__releases(&mr->odp->lock)
+int sroce_odp_copy(struct sroce_mr *mr, u64 off, void *buf, u32 len,
+		   enum sroce_copy_dir dir)
 {
-	kunmap_local(p);
-	spin_unlock_bh(&mr->odp->lock);
+	return odp_access(mr, off, len, buf, dir);
+}
+
+/* Under odp->lock, so that an invalidation cannot take the page meanwhile. */
+int sroce_odp_atomic(struct sroce_mr *mr, u64 off, struct sroce_atomic *a)
+{
+	struct sroce_odp *odp = mr->odp;
+	void *va;
+	int err;
+
+	spin_lock_bh(&odp->lock);
+	err = odp_range_resident_locked(odp, off, sizeof(u64));
+	if (!err) {
+		va = kmap_local_page(odp->pages[off >> PAGE_SHIFT]);
+		sroce_atomic_apply(va + (off & ~PAGE_MASK), a);
+		kunmap_local(va);
+	}
+	spin_unlock_bh(&odp->lock);
+	return err;
 }
 
 int sroce_odp_init(struct sroce_mr *mr, struct sroce_dev *sdev, u64 start,

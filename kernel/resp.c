@@ -13,9 +13,6 @@
 #include "proto/psn.h"
 #include "sroce.h"
 
-/* IB atomics are atomic with respect to every other atomic of the device. */
-static DEFINE_SPINLOCK(sroce_atomic_lock);
-
 /*
  * Where a request's receive side is: the QP's own PD, RQ or SRQ and
  * receive CQ, or at an XRC target those of the XRC SRQ the request's
@@ -539,37 +536,27 @@ static u8 resp_read(struct sroce_qp *qp, const struct roce_pkt_info *pkt,
 }
 
 /*
- * The 8 bytes an atomic or ATOMIC WRITE at @va works on, mapped, once
- * proto's check of the request (@v, against @t) passed; NULL with the NAK
- * in *nak otherwise.  Caller holds rcu_read_lock() and undoes the mapping
- * with resp_unmap_target().
+ * Applies @a to the 8 bytes an atomic or ATOMIC WRITE at @va works on,
+ * once proto's check of the request (@v, against @t) passed: 0, or the
+ * NAK.  Caller holds rcu_read_lock().
  */
-static u64 *resp_map_target(struct sroce_qp *qp, struct sroce_rkey_target *t,
-			    enum roce_access_verdict v, u64 va,
-			    struct sroce_mr_map *m, u8 *nak)
+static u8 resp_atomic_on_target(struct sroce_qp *qp, struct sroce_rkey_target *t,
+				enum roce_access_verdict v, u64 va,
+				struct sroce_atomic *a)
 {
 	u64 mr_va;
-	u64 *p;
-	int err;
 
 	if (v == ROCE_ACCESS_OK)
 		v = sroce_rkey_translate(qp, t, va, ROCE_ATOMIC_LEN, &mr_va);
-	if (v != ROCE_ACCESS_OK) {
-		*nak = roce_access_nak(v);
-		return NULL;
-	}
+	if (v != ROCE_ACCESS_OK)
+		return roce_access_nak(v);
 	/*
 	 * The peer's address was aligned, but a zero-based window may move
 	 * it off alignment in our memory: our layout, not its request.
 	 */
-	if (!roce_atomic_aligned(mr_va)) {
-		*nak = ROCE_NAK_REM_ACCESS_ERR;
-		return NULL;
-	}
-	p = sroce_mr_atomic_ptr(t->mr, mr_va, m, &err);
-	if (!p)
-		*nak = resp_copy_outcome(err);
-	return p;
+	if (!roce_atomic_aligned(mr_va))
+		return ROCE_NAK_REM_ACCESS_ERR;
+	return resp_copy_outcome(sroce_mr_atomic(t->mr, mr_va, a));
 }
 
 /* Remembers an atomic or ATOMIC WRITE at @psn, for its duplicates. */
@@ -586,10 +573,14 @@ static struct roce_rd_res *resp_add_atomic(struct sroce_qp *qp, u8 kind, u32 psn
 static u8 resp_atomic(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 {
 	const struct roce_atmeth *a = &pkt->atmeth;
+	struct sroce_atomic op = {
+		.op = roce_opcode_on(pkt->bth.opcode, ROCE_OP_RC_BASE) ==
+		      ROCE_OP_RC_CMP_SWAP ? SROCE_ATOMIC_CMP_SWAP : SROCE_ATOMIC_FETCH_ADD,
+		.compare = a->compare,
+		.value = a->swap_add,
+	};
 	struct sroce_rkey_target t;
-	struct sroce_mr_map m;
 	bool found;
-	u64 *p, orig;
 	u8 nak;
 
 	if (!(qp->access & IB_ACCESS_REMOTE_ATOMIC))
@@ -599,28 +590,16 @@ static u8 resp_atomic(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 
 	rcu_read_lock();
 	found = sroce_rkey_lookup(qp, a->rkey, &t);
-	p = resp_map_target(qp, &t,
-			    roce_atomic_check(found ? &t.desc : NULL, resp_pd(qp), a),
-			    a->va, &m, &nak);
-	if (!p) {
-		rcu_read_unlock();
-		return nak;
-	}
-	spin_lock(&sroce_atomic_lock);
-	orig = READ_ONCE(*p);
-	if (roce_opcode_on(pkt->bth.opcode, ROCE_OP_RC_BASE) == ROCE_OP_RC_CMP_SWAP) {
-		if (orig == a->compare)
-			WRITE_ONCE(*p, a->swap_add);
-	} else {
-		WRITE_ONCE(*p, orig + a->swap_add);
-	}
-	spin_unlock(&sroce_atomic_lock);
-	sroce_mr_atomic_unmap(t.mr, p, &m);
+	nak = resp_atomic_on_target(qp, &t,
+				    roce_atomic_check(found ? &t.desc : NULL, resp_pd(qp), a),
+				    a->va, &op);
 	rcu_read_unlock();
+	if (nak)
+		return nak;
 
-	resp_add_atomic(qp, ROCE_RD_ATOMIC, pkt->bth.psn)->atomic_orig = orig;
+	resp_add_atomic(qp, ROCE_RD_ATOMIC, pkt->bth.psn)->atomic_orig = op.orig;
 	resp_send(qp, ROCE_OP_RC_ATOMIC_ACK, pkt->bth.psn,
-		  roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID), &orig);
+		  roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID), &op.orig);
 	return 0;
 }
 
@@ -642,10 +621,9 @@ static void resp_empty_read_resp(struct sroce_qp *qp, u32 psn)
 static u8 resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
 			    const struct roce_pkt_info *pkt)
 {
+	struct sroce_atomic op = { .op = SROCE_ATOMIC_WRITE };
 	struct sroce_rkey_target t;
-	struct sroce_mr_map m;
 	bool found;
-	u64 *p, val;
 	u8 nak;
 
 	if (!(qp->access & IB_ACCESS_REMOTE_WRITE))
@@ -654,27 +632,19 @@ static u8 resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
 		return ROCE_NAK_INVALID_REQ;
 	if (!roce_rd_make_room(&qp->resp.rd_res, qp->max_dest_rd_atomic))
 		return ROCE_NAK_INVALID_REQ;	/* peer broke its limit */
-	if (skb_copy_bits(skb, pkt->payload_off, &val, sizeof(val)))
+	/* The payload's bytes as they are: ATOMIC WRITE stores them as such. */
+	if (skb_copy_bits(skb, pkt->payload_off, &op.value, sizeof(op.value)))
 		return ROCE_NAK_INVALID_REQ;	/* parse said 8 bytes: cannot happen */
 
 	rcu_read_lock();
 	found = sroce_rkey_lookup(qp, pkt->reth.rkey, &t);
-	p = resp_map_target(qp, &t,
-			    roce_atomic_write_check(found ? &t.desc : NULL,
-						    resp_pd(qp), &pkt->reth),
-			    pkt->reth.va, &m, &nak);
-	if (!p) {
-		rcu_read_unlock();
-		return nak;
-	}
-	/* Under the atomics' lock, so a compare-and-swap cannot undo it;
-	 * a release store, so whoever sees it sees the writes before it.
-	 */
-	spin_lock(&sroce_atomic_lock);
-	smp_store_release(p, val);
-	spin_unlock(&sroce_atomic_lock);
-	sroce_mr_atomic_unmap(t.mr, p, &m);
+	nak = resp_atomic_on_target(qp, &t,
+				    roce_atomic_write_check(found ? &t.desc : NULL,
+							    resp_pd(qp), &pkt->reth),
+				    pkt->reth.va, &op);
 	rcu_read_unlock();
+	if (nak)
+		return nak;
 
 	resp_add_atomic(qp, ROCE_RD_ATOMIC_WRITE, pkt->bth.psn);
 	resp_empty_read_resp(qp, pkt->bth.psn);
