@@ -39,6 +39,18 @@ def test_hanging_command_is_killed_at_timeout():
     assert "timed out" in r.stdout + r.stderr
 
 
+def test_a_guest_dead_before_stage2_is_booted_once_more(tmp_path):
+    """A guest that dies before stage 2 (qemu aborting in PCI probing, an
+    oops while the kernel patches itself: seen under TCG, about one boot
+    in a few dozen) is booted once more; one that dies again fails.  Here
+    the initramfs has no such init, so both boots panic at once."""
+    r = vm_run("--out", str(tmp_path), "--append", "rdinit=/sroce-no-such-init",
+               "--", "true")
+    assert r.returncode == 125, r.stderr
+    assert r.stderr.count("booting once more") == 1, r.stderr
+    assert (tmp_path / "console.log.first-boot").exists()
+
+
 def test_boot_to_command_time(record_property):
     # vm-run reports the guest's own boot-to-command time; the wall time
     # of a whole run bounds it from above.
