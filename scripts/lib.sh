@@ -126,6 +126,23 @@ sroce_unpack_vmlinux() {
 	done
 }
 
+# sroce_mirror_module_sources DIR: the module's sources (Kbuild, VERSION,
+# kernel/, include/) copied into DIR with their timestamps, since Kbuild
+# writes its objects beside its sources; only those newer than DIR's copy,
+# so make rebuilds only what changed, and those deleted since are removed.
+sroce_mirror_module_sources() {
+	local dir=$1
+	mkdir -p "$dir"
+	cp -p "$SROCE_ROOT/Kbuild" "$dir/"
+	[ ! -e "$SROCE_ROOT/VERSION" ] || cp -p "$SROCE_ROOT/VERSION" "$dir/"	# read by Kbuild
+	if [ -d "$dir/kernel" ]; then
+		(cd "$dir" && find kernel include -type f -name '*.[ch]') |
+			while read -r f; do [ -e "$SROCE_ROOT/$f" ] || rm -f "$dir/$f"; done
+	fi
+	(cd "$SROCE_ROOT" && find kernel include -type f -name '*.[ch]' -print0 |
+		xargs -0 cp -p -u --parents -t "$dir")
+}
+
 # sroce_in_root ROOT [--bind PATH]... -- COMMAND...: runs COMMAND chrooted
 # into a release root with /proc, /dev, a private /tmp and each PATH (at
 # its own path) mounted, in a mount namespace of its own: the mounts are
