@@ -64,5 +64,5 @@ def runs(built, tmp_path_factory):
 def test_fuzz_smoke(runs, target):
     r = runs[target]
     assert r.returncode == 0, r.stderr[-4000:]
-    runs = [l for l in r.stderr.splitlines() if "stat::number_of_executed_units" in l]
-    assert runs and int(runs[0].split(":")[-1]) > 1000, r.stderr[-2000:]
+    executed = [l for l in r.stderr.splitlines() if "stat::number_of_executed_units" in l]
+    assert executed and int(executed[0].split(":")[-1]) > 1000, r.stderr[-2000:]
