@@ -4,7 +4,7 @@ KVER ?= $(shell scripts/kernel-version 2>/dev/null || uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 BUILD ?= build
 
-.PHONY: all module provider install clean
+.PHONY: all module provider install clean dkms-install dkms-remove
 all: module provider
 
 # The probes run on every build: a kernel upgrade changes their answers.
@@ -20,6 +20,16 @@ install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
 	depmod -a $(KVER)
 	cmake --install $(BUILD)
+
+# The module through DKMS, for distributions without our packages
+# (scripts/dkms-install says what it needs); the running kernel unless
+# DKMS_KVER says another.
+DKMS_KVER ?= $(shell uname -r)
+dkms-install:
+	scripts/dkms-install --kernel $(DKMS_KVER)
+
+dkms-remove:
+	scripts/dkms-install --remove
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
