@@ -2,7 +2,8 @@
 /*
  * Local backpressure, the way a PFC pause reaches a software sender: the
  * netdev queue stops (net.c then does not hand the packet over at all),
- * the qdisc fills and then refuses or drops at enqueue.  A refused packet was never on the wire, so it is not lost:
+ * the qdisc fills and then refuses or drops at enqueue.  A refused
+ * packet was never on the wire, so it is not lost:
  * the send engine keeps it (rebuilds it unchanged from the WQE), stops
  * pulling work and tries again later, backing off exponentially while
  * the refusals go on.  Meanwhile the retransmit timer is frozen, because

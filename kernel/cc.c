@@ -393,8 +393,9 @@ static void cnp_answer_ud(struct sroce_qp *qp, const struct sk_buff *skb,
 				     ktime_get_ns());
 	spin_unlock_bh(&sdev->cc.ud_np_lock);
 	if (send)
-		cnp_send(sdev, &av, rdma_flow_label_to_udp_sport(
-				 rdma_calc_flow_label(qp->ib.qp_num, src_qpn)),
+		cnp_send(sdev, &av,
+			 rdma_flow_label_to_udp_sport(rdma_calc_flow_label(qp->ib.qp_num,
+									   src_qpn)),
 			 src_qpn);
 }
 

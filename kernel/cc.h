@@ -53,7 +53,8 @@ struct sroce_qp_cc {
 	u32 gen;		/* of the device config last applied */
 	bool paced;		/* the pacer has a rate: ask before each packet */
 	u64 tx_bytes;		/* IP bytes of data sent: per-QP share, for
-				 * `rdma resource show qp -dd` */
+				 * `rdma resource show qp -dd`
+				 */
 	/* The measured send rate, where DCQCN's first cut starts from. */
 	unsigned long rate_mark_jiffies;
 	u64 rate_mark_bytes;

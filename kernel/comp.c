@@ -352,7 +352,6 @@ void sroce_retrans_timer(struct timer_list *t)
 	}
 	spin_unlock_bh(&qp->req.lock);
 	sroce_sched_queue(qp);
-	return;
 }
 
 static bool qp_sending(struct sroce_qp *qp)

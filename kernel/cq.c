@@ -151,6 +151,9 @@ void sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc, bool solicited)
 	if (cq->user) {
 		u32 *notify = &cq->ring.ctrl->notify;
 
+		/* Pairs with the provider's acquire load of the producer
+		 * (cq.cpp): the CQE above is visible before its index.
+		 */
 		smp_store_release(&cq->ring.ctrl->producer, cq->prod);
 		/*
 		 * The process arms (atomic OR, a full barrier) and then polls
@@ -217,7 +220,7 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	}
 
 	spin_lock_init(&cq->lock);
-	cq->user = udata != NULL;
+	cq->user = !!udata;
 	cq->prod = 0;
 	cq->cons = 0;
 	cq->notify = 0;
@@ -282,8 +285,8 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	 * doorbell (doorbell.c): they are taken first.
 	 */
 	if (cq->user)
-		sroce_sqpoll_settle(&rdma_udata_to_drv_context(
-				udata, struct sroce_ucontext, ib)->sq_marks);
+		sroce_sqpoll_settle(&rdma_udata_to_drv_context(udata, struct sroce_ucontext,
+							       ib)->sq_marks);
 	flush_workqueue(sroce_wq);
 
 	err = sroce_cq_ring_new(&ring, cqe, cq->user, udata, &resp.cq);

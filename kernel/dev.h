@@ -112,7 +112,8 @@ enum sroce_counter {
 	SROCE_CNT_RX_STEERED,		/* received on another CPU (rxsteer.c) */
 	SROCE_CNT_SQ_DOORBELLS,		/* doorbell syscalls of user SQs */
 	SROCE_CNT_SQ_POLLED,		/* engine runs for WQEs the send-queue
-					 * poller found (doorbell.c) */
+					 * poller found (doorbell.c)
+					 */
 	SROCE_CNT_XRC_BAD_SRQ,		/* XRCETH named no SRQ of the domain */
 	SROCE_CNT_ODP_FAULTS,		/* on-demand pages missing, fault queued */
 	SROCE_CNT_ODP_FAULT_ERRORS,	/* faults the kernel refused (no mapping) */
@@ -178,6 +179,7 @@ static inline void sroce_count(struct sroce_dev *sdev, enum sroce_counter c,
 {
 	this_cpu_add(sdev->counters->v[c], n);
 }
+
 u64 sroce_counter_read(struct sroce_dev *sdev, enum sroce_counter c);
 
 struct sroce_ucontext {

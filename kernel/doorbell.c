@@ -67,33 +67,39 @@ MODULE_PARM_DESC(sq_poll_idle_us,
 #define SQPOLL_BATCH		32
 
 static struct {
-	spinlock_t lock;		/* all of this, and each context's
-					 * sq_marks poller fields */
+	/* Guards all of this, and each context's sq_marks poller fields. */
+	spinlock_t lock;
 	struct list_head ctxs;		/* watched mark pages, least recently
-					 * looked at first */
+					 * looked at first
+					 */
 	unsigned int nr_ctxs;		/* on ctxs */
 	bool active;			/* the thread runs and watches: processes
-					 * whose contexts it has need not ring */
+					 * whose contexts it has need not ring
+					 */
 	struct hrtimer quiet_timer;	/* queued while the thread backs off:
 					 * no handovers until it expires.
-					 * Armed by the thread only. */
+					 * Armed by the thread only.
+					 */
 	struct task_struct *task;
-	struct mutex scanning;		/* held by the thread over a look and
-					 * the engine runs it takes marks for */
+	/* Held by the thread over a look and the engine runs it takes marks for. */
+	struct mutex scanning;
 	/* The thread's own */
 	bool worked;			/* ran an engine since it last gave way */
 	bool moved;			/* moved CPU since it last worked or
-					 * gave way */
+					 * gave way
+					 */
 	u64 backoff;			/* ns it last stayed away */
 	u64 gave_way;			/* ktime_get_ns() it last did */
 	bool stuck;			/* backed off to the limit since it
-					 * last worked: moves no more */
+					 * last worked: moves no more
+					 */
 	cpumask_var_t allowed;		/* its affinity, kept across a move */
 } sqpoll;
 
 /* Did the process post a WQE the engine has not taken yet?  A hint. */
 static bool sq_ring_has_new(struct sroce_qp *qp)
 {
+	/* Pairs with the provider's release store of the producer (ring.hpp). */
 	return smp_load_acquire(&qp->sq.ctrl->producer) != READ_ONCE(qp->req.fetch);
 }
 
@@ -298,7 +304,8 @@ static void sqpoll_back_off(void)
 	sqpoll.moved = false;
 	/* A worked poller gives way without backing off: a back-off still
 	 * queued from before it worked ends now.  (A callback running now
-	 * is harmless: it does nothing.) */
+	 * is harmless: it does nothing.)
+	 */
 	if (sqpoll.backoff)
 		hrtimer_start(&sqpoll.quiet_timer, ns_to_ktime(sqpoll.backoff),
 			      HRTIMER_MODE_REL);

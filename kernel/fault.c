@@ -282,8 +282,9 @@ int sroce_fault_resp_nak(struct sroce_qp *qp, u8 opcode)
 /* Whether the hooks must look; flips the static key with it.  Under lock. */
 static void fault_update_active(struct sroce_fault_dev *f)
 {
-	struct sroce_fault_rules *rules = rcu_dereference_protected(
-		f->rules, lockdep_is_held(&f->lock));
+	struct sroce_fault_rules *rules;
+
+	rules = rcu_dereference_protected(f->rules, lockdep_is_held(&f->lock));
 	bool active = (rules && rules->num) || f->link_down;
 
 	if (active == f->active)
@@ -299,8 +300,9 @@ static void fault_update_active(struct sroce_fault_dev *f)
 static void fault_publish(struct sroce_fault_dev *f,
 			  struct sroce_fault_rules *next)
 {
-	struct sroce_fault_rules *old = rcu_replace_pointer(
-		f->rules, next, lockdep_is_held(&f->lock));
+	struct sroce_fault_rules *old;
+
+	old = rcu_replace_pointer(f->rules, next, lockdep_is_held(&f->lock));
 
 	if (old)
 		kfree_rcu(old, rcu);
@@ -311,8 +313,9 @@ static void fault_publish(struct sroce_fault_dev *f,
 static struct sroce_fault_rules *fault_copy(struct sroce_fault_dev *f,
 					    unsigned int extra)
 {
-	struct sroce_fault_rules *cur = rcu_dereference_protected(
-		f->rules, lockdep_is_held(&f->lock));
+	struct sroce_fault_rules *cur;
+
+	cur = rcu_dereference_protected(f->rules, lockdep_is_held(&f->lock));
 	unsigned int num = cur ? cur->num : 0;
 	struct sroce_fault_rules *next;
 

@@ -34,7 +34,7 @@ static LIST_HEAD(sroce_mcast_groups);
 static DEFINE_MUTEX(sroce_mcast_lock);
 
 static struct sroce_mcast_group *group_find(struct sroce_dev *sdev,
-					   const union ib_gid *gid)
+					    const union ib_gid *gid)
 {
 	struct sroce_mcast_group *g;
 

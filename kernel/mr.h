@@ -78,11 +78,13 @@ static inline struct sroce_mr *sroce_key_entry_mr(void *entry)
 {
 	return xa_pointer_tag(entry) ? NULL : entry;
 }
+
 /* A fresh key for table index @index: random variant bits. */
 static inline u32 sroce_new_key(u32 index)
 {
 	return index << 8 | (get_random_u32() & 0xff);
 }
+
 /* Takes a key table index (reserved, not yet visible).  0 or -errno. */
 int sroce_key_reserve(struct sroce_dev *sdev, u32 *index);
 /* Returns the MR named by @key, or NULL.  Caller holds rcu_read_lock(). */
@@ -100,6 +102,7 @@ static inline u64 sroce_mr_offset(const struct sroce_mr *mr, u64 iova)
 {
 	return iova - READ_ONCE(mr->iova) + READ_ONCE(mr->page_offset);
 }
+
 /*
  * Copies @len bytes between @buf and the checked range at @iova.  0, or for
  * an ODP MR -EAGAIN (a page is being faulted in: try again later) or
@@ -118,6 +121,7 @@ struct sroce_atomic {
 	u64 value;		/* the swap, the addend or the value stored */
 	u64 orig;		/* out: what was there (CMP_SWAP, FETCH_ADD) */
 };
+
 /*
  * Applies @a to the 8 bytes at @iova (8-aligned, checked): 0, or -EAGAIN
  * or -EFAULT as above.
@@ -171,7 +175,7 @@ int sroce_sgl_copy_skb(struct sroce_dev *sdev, struct ib_pd *pd,
 		       int access);
 /* sroce_mr_copy(..., SROCE_TO_MR) of the same, to a checked MR range. */
 int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova,
-		       const struct sk_buff *skb, u32 skb_off, u32 len);
+		      const struct sk_buff *skb, u32 skb_off, u32 len);
 
 struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access);
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
@@ -233,6 +237,7 @@ struct sroce_rkey_target {
 	u64 mr_va;			/* window: its first byte in the MR */
 	u32 qpn;			/* window type 2: the QP it is bound to */
 };
+
 /*
  * Fills @t with what @rkey names; false if it names nothing (no entry, or
  * a stale key variant).  Caller holds rcu_read_lock() until the copy.

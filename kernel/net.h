@@ -101,6 +101,7 @@ struct sroce_payload {
 	u32 len;
 	bool by_reference;
 };
+
 /* Below this, copying costs less than taking page references. */
 #define SROCE_ZCOPY_MIN 256
 /*

@@ -351,9 +351,13 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 		/* Start over at whatever the process last produced. */
 		qp->req.fetch = READ_ONCE(qp->sq.ctrl->producer);
 		qp->req.retire = qp->req.fetch;
+		/* Pairs with the provider's acquire load of the consumer
+		 * (wq.cpp): the slots are free once it sees this index.
+		 */
 		smp_store_release(&qp->sq.ctrl->consumer, qp->req.retire);
 	} else {
-		qp->req.fetch = qp->req.retire = qp->req.sq_prod;
+		qp->req.fetch = qp->req.sq_prod;
+		qp->req.retire = qp->req.sq_prod;
 	}
 	qp->req.cur = qp->req.fetch;
 	qp->req.offset = 0;
@@ -369,6 +373,7 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 		spin_lock_irq(&qp->rq.lock);
 		if (qp->rq.user) {
 			qp->rq.cons = READ_ONCE(qp->rq.ring.ctrl->producer);
+			/* Pairs with the provider's acquire load of the consumer. */
 			smp_store_release(&qp->rq.ring.ctrl->consumer, qp->rq.cons);
 			WRITE_ONCE(qp->rq.ring.ctrl->notify, 0);
 		} else {
@@ -544,9 +549,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	sroce_apply_attrs(qp, attr, mask, &av);
 	if ((mask & (IB_QP_AV | IB_QP_DEST_QPN)))
 		qp->sport = sroce_udp_sport(&qp->av, ibqp->qp_num, qp->dest_qpn);
-	if (new == IB_QPS_RTR && cur != IB_QPS_RTR) {
+	if (new == IB_QPS_RTR && cur != IB_QPS_RTR)
 		roce_resp_seq_init(&qp->resp.seq, qp->rq_psn);
-	}
 	if (new == IB_QPS_RTS && cur != IB_QPS_RTS && cur != IB_QPS_SQD) {
 		qp->req.psn = qp->sq_psn;
 		qp->req.comp_psn = qp->sq_psn;
@@ -595,7 +599,8 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	memset(attr, 0, sizeof(*attr));
 	memset(init, 0, sizeof(*init));
 	mutex_lock(&qp->modify_lock);
-	attr->qp_state = attr->cur_qp_state = qp->state;
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
 	attr->sq_draining = qp->sq_draining;
 	attr->path_mtu = qp->pmtu;
 	attr->path_mig_state = IB_MIG_MIGRATED;

@@ -88,7 +88,7 @@ struct sroce_qp_handle {
  * to another CPU), timeouts_in_row by sroce_retrans_timeout_ns().
  */
 struct sroce_qp_req {
-	spinlock_t lock;
+	spinlock_t lock;		/* this struct, as said above */
 	u32 sq_prod;			/* kernel QPs: producer */
 	u32 fetch;			/* next slot to copy in from the ring */
 	u32 retire;			/* oldest slot not completed */
@@ -123,7 +123,7 @@ struct sroce_qp_req {
  * halves off.
  */
 struct sroce_qp_resp {
-	spinlock_t lock;
+	spinlock_t lock;		/* this struct, as said above */
 	/*
 	 * XRC target: the SRQ this request's XRCETH names, found under RCU
 	 * for the one packet (an XRC SRQ may be destroyed at any time), and
@@ -141,7 +141,8 @@ struct sroce_qp_resp {
 	u32 write_resid;
 	struct roce_rd_ring rd_res;	/* RC: READs and atomics accepted */
 	bool reads_queued;		/* a READ response may be unsent: read
-					 * without resp.lock by the engine */
+					 * without resp.lock by the engine
+					 */
 	/* An ACK held back until the receive batch ends (ackq.c) */
 	bool ack_pending;		/* ... for ack_psn and ack_msn */
 	bool ack_queued;		/* on a CPU's list, holding a reference */
@@ -167,7 +168,8 @@ struct sroce_qp {
 	spinlock_t state_lock;		/* state vs the data path */
 	enum ib_qp_state state;
 	bool sq_draining;		/* in SQD, not yet drained (req.c); the
-					 * engine clears it under req.lock */
+					 * engine clears it under req.lock
+					 */
 	bool sqd_notify;		/* raise IB_EVENT_SQ_DRAINED then */
 	u32 dest_qpn;
 	u32 qkey;
@@ -212,10 +214,12 @@ struct sroce_qp {
 
 	/* --- receive side ------------------------------------------------ */
 	struct sroce_rq rq;		/* unused with an SRQ, and by XRC; its
-					 * own lock (rq.h) */
+					 * own lock (rq.h)
+					 */
 	struct sroce_qp_resp resp;	/* the responder, under resp.lock */
 	struct list_head mcast;		/* sroce_mcast_member, groups joined (UD):
-					 * under mcast.c's sroce_mcast_lock */
+					 * under mcast.c's sroce_mcast_lock
+					 */
 };
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *qp)

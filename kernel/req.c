@@ -241,6 +241,9 @@ static int sq_fetch(struct sroce_qp *qp, u32 max)
 
 	if (!qp->user)
 		return 0;
+	/* Pairs with the provider's release store of the producer
+	 * (ring.hpp): the WQEs below it are written before we read them.
+	 */
 	prod = smp_load_acquire(&qp->sq.ctrl->producer);
 	posted = prod - qp->req.retire;
 	fetched = qp->req.fetch - qp->req.retire;
@@ -318,6 +321,7 @@ void sroce_sq_retire(struct sroce_qp *qp)
 		 */
 		qp->req.retire++;
 		if (qp->user)
+			/* Pairs with the provider's acquire load of the consumer. */
 			smp_store_release(&qp->sq.ctrl->consumer, qp->req.retire);
 		if (s->status != IB_WC_SUCCESS || qp->sig_all ||
 		    (s->wqe.send_flags & IB_SEND_SIGNALED))
@@ -645,8 +649,9 @@ static bool req_step(struct sroce_qp *qp)
 		s->msg.first_psn = qp->req.psn;
 		/* One per packet; a READ reserves its responses'. */
 		s->msg.npsn = roce_sq_npsn(s->msg.length, qp->mtu,
-					   qp_is_ud(qp) || (is_rd_atomic(s) &&
-					   s->wqe.opcode != IB_WR_RDMA_READ));
+					   qp_is_ud(qp) ||
+					   (is_rd_atomic(s) &&
+					    s->wqe.opcode != IB_WR_RDMA_READ));
 		s->msg.last_psn = psn_add(s->msg.first_psn, s->msg.npsn - 1);
 	}
 	if (req_send_packet(qp, s) == 0 && qp_is_rc(qp) && is_rd_atomic(s))
@@ -688,6 +693,9 @@ static bool sroce_flush_queues(struct sroce_qp *qp, int budget)
 		 * flush is either seen here or rings (as in sroce_sq_may_sleep).
 		 */
 		WRITE_ONCE(qp->sq.ctrl->notify, SROCE_SQ_NEED_DOORBELL);
+		/* Pairs with the provider's fence between its producer
+		 * store and its notify load (wq.cpp, sq_doorbell_if_needed).
+		 */
 		smp_mb();
 	}
 	spin_lock_bh(&qp->req.lock);
@@ -701,6 +709,7 @@ static bool sroce_flush_queues(struct sroce_qp *qp, int budget)
 		s->msg.state = ROCE_SQ_DONE;
 		qp->req.retire++;
 		if (qp->user)
+			/* Pairs with the provider's acquire load of the consumer. */
 			smp_store_release(&qp->sq.ctrl->consumer, qp->req.retire);
 		sq_post_cqe(qp, s);
 	}
@@ -716,6 +725,7 @@ static bool sroce_flush_queues(struct sroce_qp *qp, int budget)
 		 * rings the doorbell.
 		 */
 		WRITE_ONCE(rq->ring.ctrl->notify, SROCE_RQ_NEED_DOORBELL);
+		/* Pairs with the provider's fence in doorbell_if_needed(). */
 		smp_mb();
 	}
 	sroce_resp_flush_rwqe(qp);

@@ -257,7 +257,8 @@ static void resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 enum resp_outcome {
 	RESP_OK = 0,
 	RESP_PAGE_FAULT = 0xfc,	/* an ODP page is being faulted in: RNR NAK
-				 * (as ConnectX answers), or UC drop */
+				 * (as ConnectX answers), or UC drop
+				 */
 	RESP_HANDLED = 0xfd,	/* a receive error, already completed */
 	RESP_RNR = 0xfe,	/* RNR NAK sent; the request is not consumed */
 	RESP_UC_DROP = 0xff,	/* UC: drop the rest of this message */
@@ -429,6 +430,7 @@ static u8 resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 {
 	u32 flags = pkt->op->flags;
 	u32 psn = pkt->bth.psn;
+	struct roce_reth reth;
 	u8 nak;
 
 	if (flags & ROCE_OPF_FIRST) {
@@ -453,10 +455,10 @@ static u8 resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 		if (nak)
 			return nak;
 	}
-	nak = resp_write_data(qp, &(struct roce_reth){ .va = qp->resp.write_va,
-						       .rkey = qp->resp.write_rkey,
-						       .len = pkt->payload_len },
-			      skb, pkt->payload_off);
+	reth = (struct roce_reth){ .va = qp->resp.write_va,
+				   .rkey = qp->resp.write_rkey,
+				   .len = pkt->payload_len };
+	nak = resp_write_data(qp, &reth, skb, pkt->payload_off);
 	if (nak)
 		return nak;
 	qp->resp.write_va += pkt->payload_len;
@@ -565,7 +567,8 @@ static struct roce_rd_res *resp_add_atomic(struct sroce_qp *qp, u8 kind, u32 psn
 	struct roce_rd_res *r = roce_rd_add(&qp->resp.rd_res);
 
 	r->kind = kind;
-	r->first_psn = r->last_psn = psn;
+	r->first_psn = psn;
+	r->last_psn = psn;
 	qp->resp.msn++;
 	return r;
 }
@@ -941,11 +944,11 @@ static void send_read_packet(struct sroce_qp *qp, struct roce_rd_res *r)
 		struct sroce_srq *xsrq = qp->xrcd ?
 			sroce_xrc_srq_lookup(qp, r->xrc_srqn) : NULL;
 		struct ib_pd *pd = !qp->xrcd ? qp->ib.pd : xsrq ? xsrq->ib.pd : NULL;
+		struct roce_reth reth;
 
-		resp_resolve(qp, pd, &(struct roce_reth){ .va = r->va + r->sent,
-						      .rkey = r->rkey,
-						      .len = len },
-			     ROCE_ACCESS_REMOTE_READ, &mr, &mr_va);
+		reth = (struct roce_reth){ .va = r->va + r->sent, .rkey = r->rkey,
+					   .len = len };
+		resp_resolve(qp, pd, &reth, ROCE_ACCESS_REMOTE_READ, &mr, &mr_va);
 		if (!mr) {
 			/* Deregistered under the request: refuse the rest. */
 			rcu_read_unlock();

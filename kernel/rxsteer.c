@@ -113,6 +113,9 @@ static void sroce_rx_steer_kicked(void *info)
 	struct sroce_rx_steer *st = info;
 
 	tasklet_schedule(&st->deliver);
+	/* Pairs with the acquire read of kicks that the exit waits on:
+	 * the tasklet is scheduled before the count says we are done.
+	 */
 	smp_mb__before_atomic();
 	atomic_dec(&st->kicks);		/* the last touch: exit waits for it */
 }

@@ -78,6 +78,10 @@ static bool sched_loop(struct sroce_qp *qp, int cpu, int budget)
 	bool more = false;
 
 	set_bit(SROCE_SEND_AGAIN, &s->flags);
+	/* AGAIN before we look at RUNNING; pairs with the runner's barrier
+	 * between releasing RUNNING and looking at AGAIN: either it sees
+	 * our AGAIN and runs again, or we take RUNNING.
+	 */
 	smp_mb__after_atomic();
 	while (test_bit(SROCE_SEND_AGAIN, &s->flags)) {
 		if (test_and_set_bit_lock(SROCE_SEND_RUNNING, &s->flags))
@@ -87,10 +91,17 @@ static bool sched_loop(struct sroce_qp *qp, int cpu, int budget)
 			return true;	/* the work item, on s->cpu */
 		}
 		clear_bit(SROCE_SEND_AGAIN, &s->flags);
+		/* AGAIN cleared before the engine reads the rings; pairs
+		 * with the barrier after set_bit above: work posted after
+		 * this clear sets AGAIN again and is not lost.
+		 */
 		smp_mb__after_atomic();
 		WRITE_ONCE(s->cpu, cpu);
 		more = sroce_send_engine(qp, budget);
 		clear_bit_unlock(SROCE_SEND_RUNNING, &s->flags);
+		/* RUNNING released before AGAIN is read; pairs with the
+		 * barrier after set_bit(AGAIN).
+		 */
 		smp_mb__after_atomic();
 		if (more)
 			break;
@@ -194,6 +205,7 @@ bool sroce_sched_try_right(struct sroce_qp *qp)
 void sroce_sched_release_right(struct sroce_qp *qp)
 {
 	clear_bit_unlock(SROCE_SEND_RUNNING, &qp->sched.flags);
+	/* Pairs with the barrier after set_bit(AGAIN) in sched_loop(). */
 	smp_mb__after_atomic();
 	/* A runner that found us holding the right left its AGAIN to us. */
 	if (test_bit(SROCE_SEND_AGAIN, &qp->sched.flags))

@@ -35,7 +35,8 @@ struct sroce_sched {
 	struct timer_list retrans_timer;
 	struct hrtimer rnr_timer;	/* an RNR NAK's wait (comp.c's handler) */
 	struct hrtimer kick_timer;	/* run later: local backpressure, the
-					 * pacer, an ODP page on its way */
+					 * pacer, an ODP page on its way
+					 */
 
 	/* Local backpressure: the engine's, under req.lock or the send right */
 	bool tx_backoff;		/* the stack refused a packet: wait */

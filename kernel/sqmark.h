@@ -23,7 +23,8 @@ struct sroce_sq_marks {
 	struct rdma_user_mmap_entry *mmap_entry;
 	struct xarray qps;		/* mark -> struct sroce_qp_handle */
 	u32 words;			/* of page->marks that a mark was ever
-					 * given in: what the poller reads */
+					 * given in: what the poller reads
+					 */
 	/* The poller's (doorbell.c), under its lock; watching also read
 	 * without it, as a hint
 	 */

@@ -18,7 +18,8 @@
 
 /*
  * Why a QP's rate changed.  The DCQCN ones are the reaction point's
- * events (PUSHBACK: a cut for a local refusal instead of a CNP); USER_LIMIT is IB_QP_RATE_LIMIT, CONFIG a cc/ setting.
+ * events (PUSHBACK: a cut for a local refusal instead of a CNP);
+ * USER_LIMIT is IB_QP_RATE_LIMIT, CONFIG a cc/ setting.
  */
 #define SROCE_RATE_REASONS(X)						\
 	X(SROCE_RATE_CNP, "cnp_cut")					\

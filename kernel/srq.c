@@ -48,7 +48,7 @@ int sroce_rq_init(struct sroce_rq *rq, u32 max_wr, u32 max_sge,
 	if (err)
 		return err;
 	spin_lock_init(&rq->lock);
-	rq->user = udata != NULL;
+	rq->user = !!udata;
 	rq->prod = 0;
 	rq->cons = 0;
 	rq->max_sge = sroce_rq_slot_sges(rq->ring.slot_size);
@@ -71,6 +71,7 @@ void sroce_rq_free(struct sroce_rq *rq)
 /* The producer index: ours for a kernel RQ, read once for a user RQ. */
 static u32 sroce_rq_producer(struct sroce_rq *rq)
 {
+	/* Pairs with the provider's release store of the producer (ring.hpp). */
 	return rq->user ? smp_load_acquire(&rq->ring.ctrl->producer) : rq->prod;
 }
 
@@ -105,6 +106,7 @@ int sroce_rq_pop(struct sroce_rq *rq, struct sroce_rwqe *out)
 
 	rq->cons++;
 	if (rq->user)
+		/* Pairs with the provider's acquire load of the consumer (wq.cpp). */
 		smp_store_release(&rq->ring.ctrl->consumer, rq->cons);
 unlock:
 	spin_unlock_irqrestore(&rq->lock, flags);

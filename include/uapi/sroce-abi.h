@@ -45,6 +45,7 @@ struct sroce_alloc_ucontext_resp {
 	__u32 sq_marks_length;
 	__u32 reserved2;
 };
+
 SROCE_STATIC_ASSERT(sizeof(struct sroce_alloc_ucontext_resp) == 24,
 		    "sroce_alloc_ucontext_resp layout");
 SROCE_ASSERT_OFFSET(sroce_alloc_ucontext_resp, sq_marks_offset, 8);
@@ -72,6 +73,7 @@ struct sroce_ring_info {
 	__u32 slot_size;
 	__u32 reserved;
 };
+
 SROCE_STATIC_ASSERT(sizeof(struct sroce_ring_info) == 24, "sroce_ring_info layout");
 
 struct sroce_ring_ctrl {
@@ -90,6 +92,7 @@ struct sroce_ring_ctrl {
 	struct sroce_ring_info resized;
 	__u32 pad3[8];
 };
+
 SROCE_STATIC_ASSERT(sizeof(struct sroce_ring_ctrl) == 192, "sroce_ring_ctrl layout");
 SROCE_ASSERT_OFFSET(sroce_ring_ctrl, producer, 0);
 SROCE_ASSERT_OFFSET(sroce_ring_ctrl, consumer, 64);
@@ -136,6 +139,7 @@ struct sroce_sq_mark_page {
 	 */
 	__aligned_u64 marks[SROCE_SQ_MARK_WORDS];
 };
+
 SROCE_STATIC_ASSERT(sizeof(struct sroce_sq_mark_page) == SROCE_SQ_MARK_PAGE_SIZE,
 		    "sroce_sq_mark_page layout");
 SROCE_ASSERT_OFFSET(sroce_sq_mark_page, marks, 64);
@@ -165,6 +169,7 @@ struct sroce_sge {
 	__u32 length;
 	__u32 lkey;
 };
+
 SROCE_STATIC_ASSERT(sizeof(struct sroce_sge) == 16, "sroce_sge layout");
 
 /*
@@ -294,6 +299,7 @@ struct sroce_send_wqe {
 		} ud;
 	} wr;
 };
+
 SROCE_STATIC_ASSERT(sizeof(struct sroce_send_wqe) == 64, "sroce_send_wqe layout");
 SROCE_ASSERT_OFFSET(sroce_send_wqe, wr_id, 0);
 SROCE_ASSERT_OFFSET(sroce_send_wqe, opcode, 8);
@@ -325,6 +331,7 @@ struct sroce_recv_wqe {
 	__u32 num_sge;
 	__u32 reserved;
 };
+
 SROCE_STATIC_ASSERT(sizeof(struct sroce_recv_wqe) == 16, "sroce_recv_wqe layout");
 SROCE_ASSERT_OFFSET(sroce_recv_wqe, num_sge, 8);
 SROCE_ASSERT_OFFSET(sroce_sge, length, 8);
@@ -353,6 +360,7 @@ struct sroce_cqe {
 	__aligned_u64 timestamp;	/* ns, CLOCK_MONOTONIC_RAW-like device clock */
 	__u32 reserved2[2];
 };
+
 SROCE_STATIC_ASSERT(sizeof(struct sroce_cqe) == 64, "sroce_cqe layout");
 SROCE_ASSERT_OFFSET(sroce_cqe, status, 8);
 SROCE_ASSERT_OFFSET(sroce_cqe, opcode, 12);
@@ -372,6 +380,7 @@ SROCE_ASSERT_OFFSET(sroce_cqe, timestamp, 48);
 struct sroce_create_cq_resp {
 	struct sroce_ring_info cq;
 };
+
 SROCE_STATIC_ASSERT(sizeof(struct sroce_create_cq_resp) == 24, "sroce_create_cq_resp layout");
 
 /*
@@ -382,6 +391,7 @@ SROCE_STATIC_ASSERT(sizeof(struct sroce_create_cq_resp) == 24, "sroce_create_cq_
 struct sroce_resize_cq_resp {
 	struct sroce_ring_info cq;
 };
+
 SROCE_STATIC_ASSERT(sizeof(struct sroce_resize_cq_resp) == 24, "sroce_resize_cq_resp layout");
 
 /*
@@ -397,8 +407,10 @@ struct sroce_create_qp_resp {
 	struct sroce_ring_info rq;	/* mmap_length 0: no RQ (SRQ, XRC) */
 	__u32 max_inline_data;
 	__u32 sq_mark;			/* in the context's mark page, or
-					 * SROCE_SQ_NO_MARK */
+					 * SROCE_SQ_NO_MARK
+					 */
 };
+
 SROCE_STATIC_ASSERT(sizeof(struct sroce_create_qp_resp) == 56, "sroce_create_qp_resp layout");
 
 /*
@@ -422,6 +434,7 @@ struct sroce_modify_qp_cmd {
 	__u32 max_burst_bytes;
 	__u32 reserved;		/* 0 */
 };
+
 SROCE_STATIC_ASSERT(sizeof(struct sroce_modify_qp_cmd) == 8, "sroce_modify_qp_cmd layout");
 
 struct sroce_create_srq_resp {
@@ -429,12 +442,14 @@ struct sroce_create_srq_resp {
 	__u32 srq_num;
 	__u32 reserved;
 };
+
 SROCE_STATIC_ASSERT(sizeof(struct sroce_create_srq_resp) == 32, "sroce_create_srq_resp layout");
 
 struct sroce_create_ah_resp {
 	__u32 ah_num;			/* names the AH in UD send WQEs */
 	__u32 reserved;
 };
+
 SROCE_STATIC_ASSERT(sizeof(struct sroce_create_ah_resp) == 8, "sroce_create_ah_resp layout");
 
 #endif /* SROCE_ABI_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * AETH syndrome byte: bits 7-5 say what the acknowledgement is, bits 4-0
+ * AETH syndrome byte: bits 7-5 say what the acknowledgment is, bits 4-0
  * carry its argument (credit count, RNR timer code or NAK code).
  */
 #ifndef SROCE_PROTO_AETH_H

@@ -48,6 +48,7 @@ enum {
 	ROCE_CRC32_ENGINE_PCLMUL = 1,
 	ROCE_CRC32_ENGINE_WIDE = 2,
 };
+
 #define ROCE_CRC32_FOLD_MIN 64
 u32 roce_crc32_fold(u32 state, void *dst, const void *src, size_t n,
 		    int engine);

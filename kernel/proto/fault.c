@@ -169,6 +169,10 @@ static const char *const key_names[KEY_NUM] = {
 	"seed",
 };
 
+/* What a key not in key_names[] is told; the list in one line of source. */
+static const char unknown_key[] =
+	"keys are dir, class, qpn, prob, every, after, count, delay_us, seed";
+
 /* One key=value; NULL or the reason it is wrong. */
 static const char *parse_setting(enum rule_key key, struct span v,
 				 struct roce_fault_rule *r)
@@ -305,7 +309,7 @@ const char *roce_fault_parse(const char *text, size_t len,
 			if (span_is(key, key_names[k]))
 				break;
 		if (k == KEY_NUM)
-			return "keys are dir, class, qpn, prob, every, after, count, delay_us, seed";
+			return unknown_key;
 		if (given & (1u << k))
 			return "a key given twice";
 		given |= 1u << k;

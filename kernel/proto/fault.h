@@ -34,7 +34,8 @@ enum roce_fault_action {
 	 */
 	ROCE_FAULT_RNR_NAK,	/* first packet of a SEND: receiver not ready */
 	ROCE_FAULT_ACCESS_NAK,	/* first packet of an RDMA/atomic/FLUSH
-				 * request: remote access error (the QP fails) */
+				 * request: remote access error (the QP fails)
+				 */
 	ROCE_FAULT_NUM_ACTIONS
 };
 
@@ -49,7 +50,8 @@ enum roce_fault_action {
 
 /* Opcode classes. */
 #define ROCE_FAULT_REQUEST	(1u << 0)	/* SEND, WRITE, READ request,
-						 * atomics, FLUSH, UD sends */
+						 * atomics, FLUSH, UD sends
+						 */
 #define ROCE_FAULT_ACK		(1u << 1)	/* ACK, NAK, ATOMIC ACK */
 #define ROCE_FAULT_READ_RESP	(1u << 2)
 #define ROCE_FAULT_CNP		(1u << 3)

@@ -28,7 +28,8 @@ struct roce_rd_res {
 	u8 kind;			/* enum roce_rd_kind */
 	bool done;			/* READ: every response sent */
 	bool answered;			/* READ: ... at least once (a replay
-					 * for a late duplicate may follow) */
+					 * for a late duplicate may follow)
+					 */
 	u32 first_psn;
 	u32 last_psn;
 	/* READ: the request, and what is left to send of it */

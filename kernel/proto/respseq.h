@@ -41,20 +41,24 @@ struct roce_resp_seq {
 	u32 epsn;		/* the PSN the next request must carry */
 	u8 msg;			/* enum roce_msg_in_progress */
 	bool nak_pending;	/* RC: a NAK for ePSN (sequence or RNR) went
-				 * out; drop what is ahead until ePSN comes */
+				 * out; drop what is ahead until ePSN comes
+				 */
 	bool uc_drop;		/* UC: dropping up to the next FIRST */
 	u32 renak_in;		/* RC: drops left before the sequence NAK is
-				 * sent again; 0: never (after an RNR NAK) */
+				 * sent again; 0: never (after an RNR NAK)
+				 */
 };
 
 enum roce_resp_verdict {
 	ROCE_RESP_EXECUTE,	/* carry it out, then roce_resp_done() */
 	ROCE_RESP_DUPLICATE,	/* RC, seen before: answer again, redo nothing */
 	ROCE_RESP_NAK_PSN,	/* RC, first of a gap: NAK PSN sequence error
-				 * at ePSN */
+				 * at ePSN
+				 */
 	ROCE_RESP_DROP,		/* drop it and count the drop */
 	ROCE_RESP_INVALID,	/* RC, out of sequence: NAK Invalid Request,
-				 * the QP fails */
+				 * the QP fails
+				 */
 };
 
 /* A QP entering RTR expects @epsn, with nothing in progress. */
@@ -65,15 +69,18 @@ enum roce_resp_verdict roce_resp_admit(struct roce_resp_seq *s, bool rc,
 				       u32 psn, u32 flags);
 
 /* The request roce_resp_admit() let through was carried out; it took
- * @npsn PSNs (a READ request takes one per response packet). */
+ * @npsn PSNs (a READ request takes one per response packet).
+ */
 void roce_resp_done(struct roce_resp_seq *s, u32 flags, u32 npsn);
 
 /* RC: the request at ePSN was answered with an RNR NAK (no receive
- * posted); it was not carried out. */
+ * posted); it was not carried out.
+ */
 void roce_resp_rnr(struct roce_resp_seq *s);
 
 /* UC: the request at @psn could not be carried out (no receive buffer,
- * a bad key, a bad length): its message is lost. */
+ * a bad key, a bad length): its message is lost.
+ */
 void roce_resp_uc_lost(struct roce_resp_seq *s, u32 psn);
 
 ROCE_EXTERN_C_END

@@ -27,7 +27,7 @@ u64 roce_ack_timeout_ns(u8 timeout);
 
 /*
  * Retransmit timer back-off.  After @in_row consecutive local ACK
- * timeouts with no acknowledgement in between, the next wait is the
+ * timeouts with no acknowledgment in between, the next wait is the
  * QP's timeout doubled that many times, at most ROCE_RTO_BACKOFF_MAX_SHIFT
  * times (8x) and, by the doubling, never past ROCE_RTO_BACKOFF_CEIL_NS
  * (a timeout configured longer than that is kept as it is: IBTA's value

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* ib_device_ops.create_cq takes the whole uverbs attr bundle (6.11,
  * "RDMA: Pass entire uverbs attr bundle to create cq function").
  */

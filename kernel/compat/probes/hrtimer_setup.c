@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* hrtimer_setup() initialises a timer with its callback (6.13); later
  * kernels removed hrtimer_init().
  */

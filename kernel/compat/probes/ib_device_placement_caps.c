@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* IB_DEVICE_FLUSH_GLOBAL and IB_DEVICE_ATOMIC_WRITE: the device
  * capabilities of the IBTA 1.5 placement operations (6.2, "RDMA: Extend
  * RDMA user ABI to support flush" and "... atomic write"), from which

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* ib_umem_get() was renamed ib_umem_get_va() (7.2). */
 #include <rdma/ib_umem.h>
 

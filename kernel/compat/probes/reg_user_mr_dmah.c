@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* ib_device_ops.reg_user_mr takes a DMA handle before udata (6.17,
  * "RDMA/core: Introduce a DMAH object and its alloc/free APIs").
  */

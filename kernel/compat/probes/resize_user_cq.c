@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* CQ resize is ib_device_ops.resize_user_cq with an unsigned count (7.1,
  * "RDMA: Clarify that CQ resize is a user-space verb").
  */

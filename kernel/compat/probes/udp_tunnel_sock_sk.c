@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* setup_udp_tunnel_sock() and udp_tunnel_sock_release() take a struct
  * sock instead of a struct socket (after 6.12; both in 7.2).
  */
