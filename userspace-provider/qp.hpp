@@ -79,14 +79,18 @@ static_assert(IBV_QP_EX_WITH_RDMA_WRITE == 1u << IBV_WR_RDMA_WRITE &&
 	      IBV_QP_EX_WITH_BIND_MW == 1u << IBV_WR_BIND_MW &&
 	      IBV_QP_EX_WITH_SEND_WITH_INV == 1u << IBV_WR_SEND_WITH_INV,
 	      "send_ops bits are ibv_wr_opcode positions");
+#if SROCE_VERBS_HAVE_ATOMIC_WRITE
 static_assert(SROCE_RC_WR_OPCODES & (1u << IBV_WR_ATOMIC_WRITE),
 	      "the kernel takes ATOMIC WRITE on RC");
+#endif
 #if SROCE_VERBS_HAVE_FLUSH
 static_assert(SROCE_RC_WR_OPCODES & (1u << IBV_WR_FLUSH), "the kernel takes FLUSH on RC");
 constexpr uint64_t kRcSendOps = kRcWrOpcodes | IBV_QP_EX_WITH_ATOMIC_WRITE |
 				IBV_QP_EX_WITH_FLUSH;
-#else
+#elif SROCE_VERBS_HAVE_ATOMIC_WRITE
 constexpr uint64_t kRcSendOps = kRcWrOpcodes | IBV_QP_EX_WITH_ATOMIC_WRITE;
+#else
+constexpr uint64_t kRcSendOps = kRcWrOpcodes;
 #endif
 constexpr uint64_t kUcSendOps = kUcWrOpcodes;
 constexpr uint64_t kUdSendOps = kUdWrOpcodes;

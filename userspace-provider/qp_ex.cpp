@@ -199,6 +199,7 @@ void wr_atomic_fetch_add(ibv_qp_ex *ibqp, uint32_t rkey, uint64_t remote_addr,
 	}
 }
 
+#if SROCE_VERBS_HAVE_ATOMIC_WRITE
 /* The 8 bytes are copied now: the caller's buffer may go at once. */
 void wr_atomic_write(ibv_qp_ex *ibqp, uint32_t rkey, uint64_t remote_addr,
 		     const void *atomic_wr) noexcept
@@ -210,6 +211,7 @@ void wr_atomic_write(ibv_qp_ex *ibqp, uint32_t rkey, uint64_t remote_addr,
 		w->wr.atomic.rkey = rkey;
 	}
 }
+#endif
 
 #if SROCE_VERBS_HAVE_FLUSH
 /*
@@ -371,8 +373,10 @@ void install_qp_ex_ops(Qp &qp, uint64_t ops) noexcept
 		ex.wr_atomic_cmp_swp = wr_atomic_cmp_swp;
 	if (ops & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 		ex.wr_atomic_fetch_add = wr_atomic_fetch_add;
+#if SROCE_VERBS_HAVE_ATOMIC_WRITE
 	if (ops & IBV_QP_EX_WITH_ATOMIC_WRITE)
 		ex.wr_atomic_write = wr_atomic_write;
+#endif
 #if SROCE_VERBS_HAVE_FLUSH
 	if (ops & IBV_QP_EX_WITH_FLUSH)
 		ex.wr_flush = wr_flush;

@@ -38,11 +38,13 @@ static_assert(IBV_WR_RDMA_WRITE == SROCE_WR_RDMA_WRITE &&
 	      IBV_WR_ATOMIC_FETCH_AND_ADD == SROCE_WR_ATOMIC_FETCH_AND_ADD &&
 	      IBV_WR_LOCAL_INV == SROCE_WR_LOCAL_INV &&
 	      IBV_WR_BIND_MW == SROCE_WR_BIND_MW &&
-	      IBV_WR_SEND_WITH_INV == SROCE_WR_SEND_WITH_INV &&
-	      IBV_WR_ATOMIC_WRITE == SROCE_WR_ATOMIC_WRITE,
+	      IBV_WR_SEND_WITH_INV == SROCE_WR_SEND_WITH_INV,
 	      "WQE opcodes are libibverbs' values");
-static_assert(IBV_WC_ATOMIC_WRITE == SROCE_WC_ATOMIC_WRITE,
-	      "CQE opcodes are libibverbs' values");
+#if SROCE_VERBS_HAVE_ATOMIC_WRITE
+static_assert(IBV_WR_ATOMIC_WRITE == SROCE_WR_ATOMIC_WRITE &&
+		      IBV_WC_ATOMIC_WRITE == SROCE_WC_ATOMIC_WRITE,
+	      "ATOMIC WRITE opcodes are libibverbs' values");
+#endif
 #if SROCE_VERBS_HAVE_FLUSH
 static_assert(IBV_WR_FLUSH == SROCE_WR_FLUSH && IBV_WC_FLUSH == SROCE_WC_FLUSH &&
 	      IBV_FLUSH_GLOBAL == SROCE_FLUSH_GLOBAL &&
@@ -65,7 +67,7 @@ static_assert(IBV_ACCESS_REMOTE_WRITE == SROCE_ACCESS_REMOTE_WRITE &&
  * only, as with rxe).
  */
 constexpr uint32_t kRcWrOpcodes =
-	SROCE_RC_WR_OPCODES & ~wr_opcode_bit(IBV_WR_ATOMIC_WRITE) &
+	SROCE_RC_WR_OPCODES & ~SROCE_WR_BIT(SROCE_WR_ATOMIC_WRITE) &
 	~SROCE_WR_BIT(SROCE_WR_FLUSH); /* a name from rdma-core 45 on */
 constexpr uint32_t kUcWrOpcodes = SROCE_UC_WR_OPCODES;
 constexpr uint32_t kUdWrOpcodes = SROCE_UD_WR_OPCODES;

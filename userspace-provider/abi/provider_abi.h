@@ -2,14 +2,14 @@
 /*
  * The rdma-core private provider ABI for the release being built against.
  *
- * sroce supports rdma-core 44.0 (Debian 12) and 56.1 (Debian 13), both
- * IBVERBS_PRIVATE_34, and 65.0 (Debian sid), IBVERBS_PRIVATE_65, from one
- * source tree with one build per release.  CMakeLists.txt maps the installed
- * libibverbs to
- *   SROCE_RDMA_CORE_VERSION  4400, 5601 or 6500 (major * 100 + minor)
+ * sroce supports rdma-core 39.0 (Ubuntu 22.04), 44.0 (Debian 12), 50.0
+ * (Ubuntu 24.04) and 56.1 (Debian 13), all IBVERBS_PRIVATE_34, and 65.0
+ * (Debian sid), IBVERBS_PRIVATE_65, from one source tree with one build per
+ * release.  CMakeLists.txt maps the installed libibverbs to
+ *   SROCE_RDMA_CORE_VERSION  3900, 4400, 5000, 5601 or 6500 (major * 100 + minor)
  *   SROCE_IBVERBS_PABI       34 or 65
  * and this header includes the matching declarations:
- *   provider_abi34.h  rdma-core 44.0 and 56.1
+ *   provider_abi34.h  rdma-core 39.0, 44.0, 50.0 and 56.1
  *   provider_abi65.h  rdma-core 65.0
  * Include this header, never those two directly.
  *
@@ -46,6 +46,9 @@
  * provider offers no FLUSH, there being no ibv_qp_ex member to fill.
  */
 #define SROCE_VERBS_HAVE_FLUSH (SROCE_RDMA_CORE_VERSION >= 4500)
+/* ATOMIC WRITE (IBV_WR_ATOMIC_WRITE, wr_atomic_write): rdma-core 44 on;
+ * against 39.0 the provider offers none, as for FLUSH before 45. */
+#define SROCE_VERBS_HAVE_ATOMIC_WRITE (SROCE_RDMA_CORE_VERSION >= 4400)
 
 namespace sroce::abi {
 

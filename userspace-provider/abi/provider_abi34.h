@@ -30,6 +30,14 @@
  *     static_assert, so an accidental edit fails to compile instead of
  *     corrupting libibverbs' memory at run time.
  *
+ * rdma-core 39.0 and 50.0 (Ubuntu 22.04 and 24.04) were checked from
+ * rdma-core's tags the same way (driver.h is byte-identical at 39.0, 44.0
+ * and 50.0; every private pin below holds with each tag's own driver.h;
+ * the provider's unit tests pass against libibverbs built from each tag):
+ * 50.0 has 56.1's public layout, 39.0 lacks ibv_qp_ex::wr_atomic_write
+ * (so sroce offers no ATOMIC WRITE there).  Ubuntu's own packages of them
+ * were not tried.
+ *
  * Command buffers and the ibv_cmd_* marshalling helpers whose signatures
  * are the same in every supported release live in cmd_abi.h; the three
  * whose signatures changed in rdma-core 65 are declared at the end of this
@@ -43,8 +51,9 @@
 #endif
 
 #if !defined(SROCE_RDMA_CORE_VERSION) ||                                       \
-	(SROCE_RDMA_CORE_VERSION != 4400 && SROCE_RDMA_CORE_VERSION != 5601)
-#error "provider_abi34.h declares rdma-core 44.0 and 56.1 only: SROCE_RDMA_CORE_VERSION must be 4400 or 5601 (set by CMakeLists.txt)"
+	(SROCE_RDMA_CORE_VERSION != 3900 && SROCE_RDMA_CORE_VERSION != 4400 &&   \
+	 SROCE_RDMA_CORE_VERSION != 5000 && SROCE_RDMA_CORE_VERSION != 5601)
+#error "provider_abi34.h declares rdma-core 39.0, 44.0, 50.0 and 56.1 only: SROCE_RDMA_CORE_VERSION must be 3900, 4400, 5000 or 5601 (set by CMakeLists.txt)"
 #endif
 
 #include <infiniband/verbs.h>
@@ -583,18 +592,24 @@ static_assert(offsetof(verbs_mr, mr_type) == 48);
 static_assert(offsetof(verbs_mr, access) == 52);
 
 /*
- * Public growth between the two releases: libibverbs' set_qp() writes
+ * Public growth between the releases: libibverbs' set_qp() writes
  * vqp->comp_mask and vqp->xrcd at its own offsets, so the provider must be
  * compiled against the installed verbs.h and pinned per release.
  */
 static_assert(offsetof(ibv_qp_ex, qp_base) == 0);
-#if SROCE_RDMA_CORE_VERSION == 4400
+#if SROCE_RDMA_CORE_VERSION == 3900	/* before wr_atomic_write (v44) */
+static_assert(sizeof(ibv_qp_ex) == 344);
+static_assert(offsetof(verbs_qp, comp_mask) == 344);
+static_assert(offsetof(verbs_qp, xrcd) == 352);
+static_assert(sizeof(verbs_qp) == 360);
+static_assert(sizeof(ibv_port_attr) == 52);
+#elif SROCE_RDMA_CORE_VERSION == 4400
 static_assert(sizeof(ibv_qp_ex) == 352);
 static_assert(offsetof(verbs_qp, comp_mask) == 352);
 static_assert(offsetof(verbs_qp, xrcd) == 360);
 static_assert(sizeof(verbs_qp) == 368);
 static_assert(sizeof(ibv_port_attr) == 52);
-#else /* 56.1: ibv_qp_ex::wr_flush (v45), ibv_port_attr::active_speed_ex */
+#else /* 50.0, 56.1: ibv_qp_ex::wr_flush (v45), ibv_port_attr::active_speed_ex (v49) */
 static_assert(sizeof(ibv_qp_ex) == 360);
 static_assert(offsetof(ibv_qp_ex, wr_flush) == 352);
 static_assert(offsetof(verbs_qp, comp_mask) == 360);

@@ -276,7 +276,7 @@ TEST(PostSend, OpcodesAllowedPerQpType)
 		{IBV_QPT_RC, IBV_WR_ATOMIC_FETCH_AND_ADD, true},
 		{IBV_QPT_RC, IBV_WR_LOCAL_INV, true},
 		{IBV_QPT_RC, IBV_WR_TSO, false},
-		{IBV_QPT_RC, IBV_WR_ATOMIC_WRITE, false},
+		{IBV_QPT_RC, static_cast<ibv_wr_opcode>(SROCE_WR_ATOMIC_WRITE), false},
 		{IBV_QPT_UC, IBV_WR_RDMA_WRITE_WITH_IMM, true},
 		{IBV_QPT_UC, IBV_WR_SEND_WITH_INV, true},
 		{IBV_QPT_UC, IBV_WR_RDMA_READ, false},
@@ -288,7 +288,7 @@ TEST(PostSend, OpcodesAllowedPerQpType)
 		{IBV_QPT_XRC_SEND, IBV_WR_RDMA_READ, true},
 		{IBV_QPT_XRC_SEND, IBV_WR_ATOMIC_CMP_AND_SWP, true},
 		{IBV_QPT_XRC_SEND, IBV_WR_SEND_WITH_INV, true},
-		{IBV_QPT_XRC_SEND, IBV_WR_ATOMIC_WRITE, false},
+		{IBV_QPT_XRC_SEND, static_cast<ibv_wr_opcode>(SROCE_WR_ATOMIC_WRITE), false},
 	};
 	for (const Case &c : cases) {
 		SCOPED_TRACE(::testing::Message()
