@@ -189,14 +189,10 @@ static u32 sroce_qpn_alloc(struct sroce_dev *sdev, struct sroce_qp *qp,
 	return qpn;
 }
 
-int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-		    struct ib_udata *udata)
+/* The QP types and creators we take: 0, or the errno for the rest. */
+static int qp_type_supported(const struct ib_qp_init_attr *init,
+			     const struct ib_udata *udata)
 {
-	struct sroce_dev *sdev = to_sdev(ibqp->device);
-	struct sroce_qp *qp = to_sqp(ibqp);
-	struct sroce_create_qp_resp resp = {};
-	int err;
-
 	switch (init->qp_type) {
 	case IB_QPT_RC:
 	case IB_QPT_UC:
@@ -223,29 +219,18 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (init->create_flags)
-		return -EOPNOTSUPP;
-	if (udata && udata->outlen < sizeof(resp))
-		return -EINVAL;
-	err = sroce_check_caps(qp, init);
-	if (err)
-		return err;
-	if (atomic_inc_return(&sdev->num_qp) > SROCE_MAX_QP) {
-		atomic_dec(&sdev->num_qp);
-		return -ENOMEM;
-	}
+	return init->create_flags ? -EOPNOTSUPP : 0;
+}
 
-	qp->handle = kzalloc(sizeof(*qp->handle), GFP_KERNEL);
-	if (!qp->handle) {
-		atomic_dec(&sdev->num_qp);
-		return -ENOMEM;
-	}
+/* The fields of a new QP that need no allocation. */
+static void qp_init_fields(struct sroce_qp *qp, struct sroce_dev *sdev,
+			   const struct ib_qp_init_attr *init, bool user)
+{
 	refcount_set(&qp->handle->ref, 1);
 	qp->handle->qp = qp;
 	qp->sdev = sdev;
-	qp->user = !!udata;
+	qp->user = user;
 	qp->sq_mark = SROCE_SQ_NO_MARK;
-	resp.sq_mark = SROCE_SQ_NO_MARK;
 	init_completion(&qp->freed);
 	mutex_init(&qp->modify_lock);
 	spin_lock_init(&qp->state_lock);
@@ -262,10 +247,17 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->pmtu = IB_MTU_1024;
 	qp->mtu = 1024;
+}
 
-	err = sroce_sq_init(qp, init, udata, &resp);
-	if (err)
-		goto err_handle;
+/*
+ * The receive side: the SRQ given, an empty kernel RQ for XRC, or an RQ
+ * of the QP's own (in a ring shared with the process for a user QP).
+ */
+static int qp_init_rq(struct sroce_qp *qp, struct ib_qp_init_attr *init,
+		      struct ib_udata *udata, struct sroce_create_qp_resp *resp)
+{
+	int err;
+
 	if (init->srq) {
 		qp->srq = to_ssrq(init->srq);
 	} else if (sroce_qp_xrc(qp)) {
@@ -274,29 +266,74 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		 */
 		err = sroce_rq_init(&qp->rq, 1, 1, NULL, NULL);
 		if (err)
-			goto err_sq;
+			return err;
 		init->cap.max_recv_wr = 0;
 		init->cap.max_recv_sge = 0;
 	} else {
 		err = sroce_rq_init(&qp->rq, max_t(u32, init->cap.max_recv_wr, 1),
 				    max_t(u32, init->cap.max_recv_sge, 1), udata,
-				    &resp.rq);
+				    &resp->rq);
 		if (err)
-			goto err_sq;
+			return err;
 		init->cap.max_recv_wr = qp->rq.ring.num_slots;
 		init->cap.max_recv_sge = qp->rq.max_sge;
 	}
-	if (init->qp_type == IB_QPT_RC || init->qp_type == IB_QPT_XRC_TGT) {
-		/* Sized for the largest max_dest_rd_atomic a modify may set. */
-		struct roce_rd_res *res = kcalloc(SROCE_MAX_RD_ATOMIC,
-						  sizeof(*res), GFP_KERNEL);
+	return 0;
+}
 
-		if (!res) {
-			err = -ENOMEM;
-			goto err_rq;
-		}
-		roce_rd_init(&qp->resp.rd_res, res, SROCE_MAX_RD_ATOMIC);
+/* RC and XRC targets: READ and atomic resources, sized for the largest
+ * max_dest_rd_atomic a modify may set.
+ */
+static int qp_init_rd_res(struct sroce_qp *qp, const struct ib_qp_init_attr *init)
+{
+	struct roce_rd_res *res;
+
+	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_XRC_TGT)
+		return 0;
+	res = kcalloc(SROCE_MAX_RD_ATOMIC, sizeof(*res), GFP_KERNEL);
+	if (!res)
+		return -ENOMEM;
+	roce_rd_init(&qp->resp.rd_res, res, SROCE_MAX_RD_ATOMIC);
+	return 0;
+}
+
+int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_create_qp_resp resp = {};
+	int err;
+
+	err = qp_type_supported(init, udata);
+	if (err)
+		return err;
+	if (udata && udata->outlen < sizeof(resp))
+		return -EINVAL;
+	err = sroce_check_caps(qp, init);
+	if (err)
+		return err;
+	if (atomic_inc_return(&sdev->num_qp) > SROCE_MAX_QP) {
+		atomic_dec(&sdev->num_qp);
+		return -ENOMEM;
 	}
+	qp->handle = kzalloc(sizeof(*qp->handle), GFP_KERNEL);
+	if (!qp->handle) {
+		atomic_dec(&sdev->num_qp);
+		return -ENOMEM;
+	}
+	qp_init_fields(qp, sdev, init, !!udata);
+	resp.sq_mark = SROCE_SQ_NO_MARK;
+
+	err = sroce_sq_init(qp, init, udata, &resp);
+	if (err)
+		goto err_handle;
+	err = qp_init_rq(qp, init, udata, &resp);
+	if (err)
+		goto err_sq;
+	err = qp_init_rd_res(qp, init);
+	if (err)
+		goto err_rq;
 	err = dst_cache_init(&qp->dst_cache, GFP_KERNEL);
 	if (err)
 		goto err_res;
@@ -502,6 +539,39 @@ static int sroce_modify_qp_payload(struct ib_udata *udata, int mask,
 	return 0;
 }
 
+/*
+ * The attributes and what a transition resets, under both engine locks:
+ * the responder's expected PSN on the way to RTR, the requester's PSNs,
+ * window and retry budgets on the way to RTS.
+ */
+static void qp_apply_locked(struct sroce_qp *qp, struct ib_qp_attr *attr, int mask,
+			    const struct sroce_av *av, enum ib_qp_state cur,
+			    enum ib_qp_state new)
+{
+	spin_lock_bh(&qp->req.lock);
+	spin_lock(&qp->resp.lock);
+	sroce_apply_attrs(qp, attr, mask, av);
+	if ((mask & (IB_QP_AV | IB_QP_DEST_QPN)))
+		qp->sport = sroce_udp_sport(&qp->av, qp->ib.qp_num, qp->dest_qpn);
+	if (new == IB_QPS_RTR && cur != IB_QPS_RTR)
+		roce_resp_seq_init(&qp->resp.seq, qp->rq_psn);
+	if (new == IB_QPS_RTS && cur != IB_QPS_RTS && cur != IB_QPS_SQD) {
+		qp->req.psn = qp->sq_psn;
+		qp->req.comp_psn = qp->sq_psn;
+		qp->req.sent_end = qp->sq_psn;
+		roce_window_init(&qp->req.window, SROCE_MAX_UNACKED_PSN);
+		qp->req.retry_left = qp->retry_cnt;
+		qp->req.rnr_retry_left = qp->rnr_retry;
+		qp->req.timeouts_in_row = 0;
+	}
+	if (mask & IB_QP_RETRY_CNT)
+		qp->req.retry_left = qp->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		qp->req.rnr_retry_left = qp->rnr_retry;
+	spin_unlock(&qp->resp.lock);
+	spin_unlock_bh(&qp->req.lock);
+}
+
 int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata)
 {
@@ -544,28 +614,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		sroce_qp_reset(qp);
 	}
 
-	spin_lock_bh(&qp->req.lock);
-	spin_lock(&qp->resp.lock);
-	sroce_apply_attrs(qp, attr, mask, &av);
-	if ((mask & (IB_QP_AV | IB_QP_DEST_QPN)))
-		qp->sport = sroce_udp_sport(&qp->av, ibqp->qp_num, qp->dest_qpn);
-	if (new == IB_QPS_RTR && cur != IB_QPS_RTR)
-		roce_resp_seq_init(&qp->resp.seq, qp->rq_psn);
-	if (new == IB_QPS_RTS && cur != IB_QPS_RTS && cur != IB_QPS_SQD) {
-		qp->req.psn = qp->sq_psn;
-		qp->req.comp_psn = qp->sq_psn;
-		qp->req.sent_end = qp->sq_psn;
-		roce_window_init(&qp->req.window, SROCE_MAX_UNACKED_PSN);
-		qp->req.retry_left = qp->retry_cnt;
-		qp->req.rnr_retry_left = qp->rnr_retry;
-		qp->req.timeouts_in_row = 0;
-	}
-	if (mask & IB_QP_RETRY_CNT)
-		qp->req.retry_left = qp->retry_cnt;
-	if (mask & IB_QP_RNR_RETRY)
-		qp->req.rnr_retry_left = qp->rnr_retry;
-	spin_unlock(&qp->resp.lock);
-	spin_unlock_bh(&qp->req.lock);
+	qp_apply_locked(qp, attr, mask, &av, cur, new);
 
 	if (new == IB_QPS_ERR) {
 		/* Asked for (a disconnect, a drain): no error to report. */

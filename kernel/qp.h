@@ -234,6 +234,19 @@ static inline bool sroce_qp_reliable(const struct sroce_qp *qp)
 	       qp->ib.qp_type == IB_QPT_XRC_TGT;
 }
 
+/* UD and the GSI QP: one packet a message, an address in every WQE. */
+static inline bool sroce_qp_ud(const struct sroce_qp *qp)
+{
+	return qp->ib.qp_type == IB_QPT_UD || qp->ib.qp_type == IB_QPT_GSI;
+}
+
+/* Work requests that execute locally, without going to the wire. */
+static inline bool sroce_wr_is_local(u32 opcode)
+{
+	return opcode == IB_WR_LOCAL_INV || opcode == IB_WR_REG_MR ||
+	       opcode == IB_WR_BIND_MW;
+}
+
 static inline bool sroce_qp_xrc(const struct sroce_qp *qp)
 {
 	return qp->ib.qp_type == IB_QPT_XRC_INI || qp->ib.qp_type == IB_QPT_XRC_TGT;
@@ -313,6 +326,8 @@ int sroce_detach_mcast(struct ib_qp *qp, union ib_gid *gid, u16 lid);
 bool sroce_send_engine(struct sroce_qp *qp, int budget);
 void sroce_sq_retire(struct sroce_qp *qp);
 enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode);
+/* post.c: copies new user WQEs into the shadow.  Caller holds req.lock. */
+int sroce_sq_fetch(struct sroce_qp *qp, u32 max);
 /* resp.c: READ responses, sent from the send work within *budget */
 bool sroce_resp_send_reads(struct sroce_qp *qp, int *budget);
 /* mcast.c */

@@ -3,138 +3,23 @@
  * The responder: requests arriving at a QP.  Checks the PSN (RC: NAK a
  * gap once, answer duplicates from the saved READ/atomic resources; UC:
  * drop the broken message), checks keys, rights and bounds on every
- * remote access, places data, completes receives, and acknowledges.
- * READ responses are sent from the QP's send work, paced with its
- * requests; everything else is answered right here in softirq.
+ * remote access, places data, completes receives, and acknowledges
+ * (resp_answer.c).  READ responses are sent from the QP's send work,
+ * paced with its requests (resp_read.c); everything else is answered
+ * right here in softirq.
  */
 #include <linux/highmem.h>
 
 #include "proto/access.h"
 #include "proto/psn.h"
-#include "sroce.h"
-
-/*
- * Where a request's receive side is: the QP's own PD, RQ or SRQ and
- * receive CQ, or at an XRC target those of the XRC SRQ the request's
- * XRCETH names (qp->resp.xrc_srq, set for the packet being handled).
- */
-static struct ib_pd *resp_pd(const struct sroce_qp *qp)
-{
-	return qp->resp.xrc_srq ? qp->resp.xrc_srq->ib.pd : qp->ib.pd;
-}
-
-static struct sroce_srq *resp_srq(const struct sroce_qp *qp)
-{
-	return qp->resp.xrc_srq ? qp->resp.xrc_srq : qp->srq;
-}
-
-static struct sroce_cq *resp_cq(const struct sroce_qp *qp)
-{
-	return qp->resp.xrc_srq ? to_scq(qp->resp.xrc_srq->ib.ext.cq) : qp->rcq;
-}
-
-/* ---- answers ---------------------------------------------------------------- */
-
-static void resp_build_send(struct sroce_qp *qp, u8 opcode, u32 psn,
-			    u8 syndrome, u32 msn, const u64 *atomic_orig)
-{
-	struct roce_pkt_info pi = {};
-	struct sk_buff *skb;
-	u32 len;
-
-	/* Callers name RC's answers; an XRC target sends XRC's. */
-	opcode = roce_opcode_on(opcode, sroce_qp_op_base(qp));
-	len = roce_opcode_get(opcode)->hdr_len;
-	pi.bth.opcode = opcode;
-	pi.bth.pkey = ROCE_DEFAULT_PKEY;
-	pi.bth.dest_qpn = qp->dest_qpn;
-	pi.bth.psn = psn;
-	pi.aeth.syndrome = syndrome;
-	pi.aeth.msn = msn & ROCE_QPN_MASK;
-	if (atomic_orig)
-		pi.atmack.orig = *atomic_orig;
-	skb = sroce_skb_alloc(qp->sdev, len);
-	if (!skb)
-		return;		/* the requester will time out and retry */
-	roce_build_headers(&pi, skb->data, len);
-	sroce_skb_send(qp->sdev, &qp->av, &qp->dst_cache, qp->sport, skb);
-}
-
-/* The ACK ackq.c holds back, if any, out now. */
-static void resp_send_held_ack(struct sroce_qp *qp)
-{
-	if (!qp->resp.ack_pending)
-		return;
-	qp->resp.ack_pending = false;
-	resp_build_send(qp, ROCE_OP_RC_ACK, qp->resp.ack_psn,
-			roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID),
-			qp->resp.ack_msn, NULL);
-}
-
-/* Any answer but a plain ACK: after the ACK held back, in order. */
-static void resp_send(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
-		      const u64 *atomic_orig)
-{
-	resp_send_held_ack(qp);
-	resp_build_send(qp, opcode, psn, syndrome, qp->resp.msn, atomic_orig);
-}
-
-/*
- * Acknowledges up to @psn when this CPU's receive batch ends (ackq.c):
- * one ACK for a burst of messages.
- */
-static void resp_ack(struct sroce_qp *qp, u32 psn)
-{
-	qp->resp.ack_psn = psn;
-	qp->resp.ack_msn = qp->resp.msn;
-	qp->resp.ack_pending = true;
-	if (!sroce_ackq_add(qp))
-		resp_send_held_ack(qp);
-}
-
-/* Whether the responder takes requests and answers them: RTR and on, not ERR. */
-static bool resp_active(const struct sroce_qp *qp)
-{
-	enum ib_qp_state state = READ_ONCE(qp->state);
-
-	return state >= IB_QPS_RTR && state != IB_QPS_ERR;
-}
-
-/* ackq.c: the receive batch that held @qp's ACK back has ended. */
-void sroce_resp_ack_flush(struct sroce_qp *qp)
-{
-	spin_lock_bh(&qp->resp.lock);
-	qp->resp.ack_queued = false;
-	if (!resp_active(qp))
-		qp->resp.ack_pending = false;	/* nobody to answer any more */
-	resp_send_held_ack(qp);
-	spin_unlock_bh(&qp->resp.lock);
-}
-
-static void resp_nak(struct sroce_qp *qp, u32 psn, u8 nak)
-{
-	if (nak == ROCE_NAK_PSN_SEQ_ERR)
-		sroce_count(qp->sdev, SROCE_CNT_SEQ_ERR_SENT, 1);
-	if (nak == ROCE_NAK_REM_ACCESS_ERR)
-		sroce_count(qp->sdev, SROCE_CNT_REMOTE_ACCESS_ERR, 1);
-	resp_send(qp, ROCE_OP_RC_ACK, psn, nak, NULL);
-}
-
-/* RC only: the request at @psn (ePSN) waits for a receive WQE. */
-static void resp_rnr_nak(struct sroce_qp *qp, u32 psn)
-{
-	roce_resp_rnr(&qp->resp.seq);
-	sroce_count(qp->sdev, SROCE_CNT_RNR_NAK_SENT, 1);
-	resp_send(qp, ROCE_OP_RC_ACK, psn,
-		  roce_aeth_rnr_syndrome(qp->min_rnr_timer), NULL);
-}
+#include "resp.h"
 
 /* ---- receive WQEs ---------------------------------------------------------- */
 
 /* Takes the next receive WQE into qp->resp.rwqe.  False: none posted. */
 static bool resp_take_rwqe(struct sroce_qp *qp)
 {
-	struct sroce_srq *srq = resp_srq(qp);
+	struct sroce_srq *srq = sroce_resp_srq(qp);
 	int err = sroce_rq_pop(srq ? &srq->rq : &qp->rq, &qp->resp.rwqe);
 
 	if (err == -EIO) {
@@ -160,7 +45,7 @@ static void resp_complete(struct sroce_qp *qp, struct ib_wc *wc, bool se)
 	qp->resp.have_rwqe = false;
 	if (wc->status != IB_WC_SUCCESS)
 		sroce_count(qp->sdev, SROCE_CNT_COMPLETION_ERRORS, 1);
-	sroce_cq_post(resp_cq(qp), wc, se);
+	sroce_cq_post(sroce_resp_cq(qp), wc, se);
 }
 
 /* A receive buffer could not take the data: complete it, fail the QP. */
@@ -173,7 +58,7 @@ static void resp_recv_error(struct sroce_qp *qp, int err, u32 psn, bool rc)
 
 	resp_complete(qp, &wc, false);
 	if (rc)
-		resp_nak(qp, psn, err == -EINVAL ? ROCE_NAK_INVALID_REQ :
+		sroce_resp_nak(qp, psn, err == -EINVAL ? ROCE_NAK_INVALID_REQ :
 						   ROCE_NAK_REM_OP_ERR);
 	sroce_qp_error(qp, SROCE_QP_NO_EVENT);
 }
@@ -223,11 +108,11 @@ static void resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 		memcpy(grh, skb_network_header(skb), sizeof(struct ipv6hdr));
 	else
 		memcpy(grh + 20, skb_network_header(skb), sizeof(struct iphdr));
-	err = sroce_sgl_copy(qp->sdev, resp_pd(qp), qp->resp.rwqe.sge, qp->resp.rwqe.num_sge,
+	err = sroce_sgl_copy(qp->sdev, sroce_resp_pd(qp), qp->resp.rwqe.sge, qp->resp.rwqe.num_sge,
 			     0, grh, sizeof(grh), IB_ACCESS_LOCAL_WRITE,
 			     SROCE_TO_MR);
 	if (!err)
-		err = sroce_sgl_copy_skb(qp->sdev, resp_pd(qp), qp->resp.rwqe.sge,
+		err = sroce_sgl_copy_skb(qp->sdev, sroce_resp_pd(qp), qp->resp.rwqe.sge,
 					 qp->resp.rwqe.num_sge, sizeof(grh), skb,
 					 pkt->payload_off, pkt->payload_len,
 					 IB_ACCESS_LOCAL_WRITE);
@@ -273,7 +158,7 @@ static u8 resp_need_rwqe(struct sroce_qp *qp, u32 psn, bool rc)
 		return RESP_OK;
 	if (!rc)
 		return RESP_UC_DROP;
-	resp_rnr_nak(qp, psn);
+	sroce_resp_rnr_nak(qp, psn);
 	return RESP_RNR;
 }
 
@@ -282,13 +167,12 @@ static u8 resp_need_rwqe(struct sroce_qp *qp, u32 psn, bool rc)
  * packet carries), by proto/access.h's rules: a zero-length access checks
  * no key.  ROCE_ACCESS_OK with *@mr and *@mr_va (*@mr NULL when there is
  * nothing to copy), or the verdict.  Caller holds rcu_read_lock() until
- * the copy is done.  @pd: the PD the access must be in (resp_pd()).
+ * the copy is done.  @pd: the PD the access must be in (sroce_resp_pd()).
  */
-static enum roce_access_verdict resp_resolve(struct sroce_qp *qp,
-					     struct ib_pd *pd,
-					     const struct roce_reth *range,
-					     u32 need, struct sroce_mr **mr,
-					     u64 *mr_va)
+enum roce_access_verdict sroce_resp_resolve(struct sroce_qp *qp, struct ib_pd *pd,
+					    const struct roce_reth *range,
+					    u32 need, struct sroce_mr **mr,
+					    u64 *mr_va)
 {
 	struct sroce_rkey_target t;
 	bool found = sroce_rkey_lookup(qp, range->rkey, &t);
@@ -327,7 +211,7 @@ static u8 resp_check_reth(struct sroce_qp *qp, const struct roce_reth *reth,
 	if (!(qp->access & need))
 		return ROCE_NAK_REM_ACCESS_ERR;
 	rcu_read_lock();
-	v = resp_resolve(qp, resp_pd(qp), reth, need, &mr, &mr_va);
+	v = sroce_resp_resolve(qp, sroce_resp_pd(qp), reth, need, &mr, &mr_va);
 	if (v == ROCE_ACCESS_OK && mr && resident)
 		res = resp_copy_outcome(sroce_mr_resident(mr, mr_va, reth->len));
 	rcu_read_unlock();
@@ -344,8 +228,8 @@ static u8 resp_write_data(struct sroce_qp *qp, const struct roce_reth *range,
 	int err = 0;
 
 	rcu_read_lock();
-	v = resp_resolve(qp, resp_pd(qp), range, ROCE_ACCESS_REMOTE_WRITE,
-			 &mr, &mr_va);
+	v = sroce_resp_resolve(qp, sroce_resp_pd(qp), range, ROCE_ACCESS_REMOTE_WRITE,
+			       &mr, &mr_va);
 	if (mr)
 		err = sroce_mr_copy_skb(mr, mr_va, skb, skb_off, range->len);
 	rcu_read_unlock();
@@ -360,7 +244,7 @@ static u8 resp_write_data(struct sroce_qp *qp, const struct roce_reth *range,
 static void resp_fatal(struct sroce_qp *qp, u32 psn, u8 nak, bool rc)
 {
 	if (rc)
-		resp_nak(qp, psn, nak);
+		sroce_resp_nak(qp, psn, nak);
 	sroce_qp_error(qp, nak == ROCE_NAK_INVALID_REQ ? IB_EVENT_QP_REQ_ERR :
 			   nak == ROCE_NAK_REM_ACCESS_ERR ? IB_EVENT_QP_ACCESS_ERR :
 							    IB_EVENT_QP_FATAL);
@@ -391,7 +275,7 @@ static u8 resp_send_data(struct sroce_qp *qp, struct sk_buff *skb,
 	if (!(flags & ROCE_OPF_LAST) && pkt->payload_len != qp->mtu)
 		return ROCE_NAK_INVALID_REQ;
 
-	err = sroce_sgl_copy_skb(qp->sdev, resp_pd(qp), qp->resp.rwqe.sge,
+	err = sroce_sgl_copy_skb(qp->sdev, sroce_resp_pd(qp), qp->resp.rwqe.sge,
 				 qp->resp.rwqe.num_sge, qp->resp.recv_offset, skb,
 				 pkt->payload_off, pkt->payload_len,
 				 IB_ACCESS_LOCAL_WRITE);
@@ -413,7 +297,7 @@ static u8 resp_send_data(struct sroce_qp *qp, struct sk_buff *skb,
 			wc.ex.imm_data = (__force __be32)pkt->imm_be;
 		}
 		if (flags & ROCE_OPF_INV) {
-			if (sroce_key_invalidate(qp, resp_pd(qp), pkt->ieth_rkey,
+			if (sroce_key_invalidate(qp, sroce_resp_pd(qp), pkt->ieth_rkey,
 						 true))
 				wc.status = IB_WC_REM_INV_REQ_ERR;
 			wc.wc_flags |= IB_WC_WITH_INVALIDATE;
@@ -479,29 +363,6 @@ static u8 resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 	return 0;
 }
 
-static void send_read_packet(struct sroce_qp *qp, struct roce_rd_res *r);
-
-/*
- * A one-packet READ with nothing queued before it is answered here, in
- * the softirq that received it, as rxe does: handing it to the send work
- * cost a worker wake-up per READ (read latency was 2-3x rxe's).  Longer
- * READs stay with the work, which paces them and yields to other QPs.
- * The send right keeps the engine's backoff and pacing state ours while
- * we send.  Caller holds resp.lock.  True if the response went out.
- */
-static bool resp_read_inline(struct sroce_qp *qp, struct roce_rd_res *r)
-{
-	bool sent;
-
-	if (!sroce_sched_try_right(qp))
-		return false;
-	if (!qp->sched.tx_backoff && sroce_cc_may_send(qp))
-		send_read_packet(qp, r);
-	sent = r->done;
-	sroce_sched_release_right(qp);
-	return sent;
-}
-
 /* @npsn: the PSNs the request takes, one per response packet. */
 static u8 resp_read(struct sroce_qp *qp, const struct roce_pkt_info *pkt,
 		    u32 *npsn)
@@ -530,7 +391,7 @@ static u8 resp_read(struct sroce_qp *qp, const struct roce_pkt_info *pkt,
 	r->length = pkt->reth.len;
 	r->xrc_srqn = qp->resp.xrc_srq ? qp->resp.xrc_srq->srq_num : 0;
 	qp->resp.msn++;
-	if (*npsn == 1 && !qp->resp.reads_queued && resp_read_inline(qp, r))
+	if (*npsn == 1 && !qp->resp.reads_queued && sroce_resp_read_inline(qp, r))
 		return 0;
 	WRITE_ONCE(qp->resp.reads_queued, true);
 	sroce_sched_queue(qp);
@@ -594,15 +455,15 @@ static u8 resp_atomic(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	rcu_read_lock();
 	found = sroce_rkey_lookup(qp, a->rkey, &t);
 	nak = resp_atomic_on_target(qp, &t,
-				    roce_atomic_check(found ? &t.desc : NULL, resp_pd(qp), a),
+				    roce_atomic_check(found ? &t.desc : NULL, sroce_resp_pd(qp), a),
 				    a->va, &op);
 	rcu_read_unlock();
 	if (nak)
 		return nak;
 
 	resp_add_atomic(qp, ROCE_RD_ATOMIC, pkt->bth.psn)->atomic_orig = op.orig;
-	resp_send(qp, ROCE_OP_RC_ATOMIC_ACK, pkt->bth.psn,
-		  roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID), &op.orig);
+	sroce_resp_send(qp, ROCE_OP_RC_ATOMIC_ACK, pkt->bth.psn,
+			roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID), &op.orig);
 	return 0;
 }
 
@@ -612,8 +473,8 @@ static u8 resp_atomic(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
  */
 static void resp_empty_read_resp(struct sroce_qp *qp, u32 psn)
 {
-	resp_send(qp, ROCE_OP_RC_READ_RESP_ONLY, psn,
-		  roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID), NULL);
+	sroce_resp_send(qp, ROCE_OP_RC_READ_RESP_ONLY, psn,
+			roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID), NULL);
 }
 
 /*
@@ -643,7 +504,7 @@ static u8 resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
 	found = sroce_rkey_lookup(qp, pkt->reth.rkey, &t);
 	nak = resp_atomic_on_target(qp, &t,
 				    roce_atomic_write_check(found ? &t.desc : NULL,
-							    resp_pd(qp), &pkt->reth),
+							    sroce_resp_pd(qp), &pkt->reth),
 				    pkt->reth.va, &op);
 	rcu_read_unlock();
 	if (nak)
@@ -679,7 +540,7 @@ static u8 resp_flush(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 
 	rcu_read_lock();
 	found = sroce_rkey_lookup(qp, pkt->reth.rkey, &t);
-	v = roce_flush_check(found ? &t.desc : NULL, resp_pd(qp), &pkt->feth,
+	v = roce_flush_check(found ? &t.desc : NULL, sroce_resp_pd(qp), &pkt->feth,
 			     &pkt->reth);
 	if (v == ROCE_ACCESS_OK) {
 		bool whole = pkt->feth.selectivity == ROCE_FLUSH_MR;
@@ -716,7 +577,7 @@ static void resp_duplicate(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	       (flags & ROCE_OPF_ATOMIC) ? ROCE_RD_ATOMIC :
 	       (flags & ROCE_OPF_ATOMIC_WRITE) ? ROCE_RD_ATOMIC_WRITE : 0;
 	if (!kind) {
-		resp_ack(qp, psn_sub(qp->resp.seq.epsn, 1));
+		sroce_resp_ack(qp, psn_sub(qp->resp.seq.epsn, 1));
 		return;
 	}
 	r = roce_rd_find(&qp->resp.rd_res, psn);
@@ -728,9 +589,9 @@ static void resp_duplicate(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	if (!r || r->kind != kind)
 		return;
 	if (r->kind == ROCE_RD_ATOMIC) {
-		resp_send(qp, ROCE_OP_RC_ATOMIC_ACK, psn,
-			  roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID),
-			  &r->atomic_orig);
+		sroce_resp_send(qp, ROCE_OP_RC_ATOMIC_ACK, psn,
+				roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID),
+				&r->atomic_orig);
 		return;
 	}
 	if (r->kind == ROCE_RD_ATOMIC_WRITE) {
@@ -766,6 +627,68 @@ static void resp_uc_drop(struct sroce_qp *qp, u32 psn)
 	sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
 }
 
+/* Whether the request at pkt's PSN is to be carried out; if not, it was
+ * answered or dropped here by its place in the PSN sequence.
+ */
+static bool resp_admitted(struct sroce_qp *qp, const struct roce_pkt_info *pkt,
+			  bool rc)
+{
+	u32 psn = pkt->bth.psn;
+
+	switch (roce_resp_admit(&qp->resp.seq, rc, psn, pkt->op->flags)) {
+	case ROCE_RESP_EXECUTE:
+		return true;
+	case ROCE_RESP_DUPLICATE:
+		resp_duplicate(qp, pkt);
+		break;
+	case ROCE_RESP_NAK_PSN:
+		sroce_resp_nak(qp, qp->resp.seq.epsn, ROCE_NAK_PSN_SEQ_ERR);
+		break;
+	case ROCE_RESP_DROP:
+		sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
+		break;
+	case ROCE_RESP_INVALID:
+		resp_fatal(qp, psn, ROCE_NAK_INVALID_REQ, rc);
+		break;
+	}
+	return false;
+}
+
+/* Fault injection (fault.c): true if a NAK was made up for this request. */
+static bool resp_injected_nak(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
+{
+	switch (sroce_fault_resp_nak(qp, pkt->bth.opcode)) {
+	case ROCE_FAULT_RNR_NAK:	/* as if no receive were posted */
+		sroce_resp_rnr_nak(qp, pkt->bth.psn);
+		return true;
+	case ROCE_FAULT_ACCESS_NAK:	/* as if the R_Key were bad */
+		resp_fatal(qp, pkt->bth.psn, ROCE_NAK_REM_ACCESS_ERR, true);
+		return true;
+	}
+	return false;
+}
+
+/* Carries out an admitted request: RESP_OK, another RESP_* or a NAK code. */
+static u8 resp_execute(struct sroce_qp *qp, struct sk_buff *skb,
+		       const struct roce_pkt_info *pkt, bool rc, u32 *npsn)
+{
+	u32 flags = pkt->op->flags;
+
+	if (flags & ROCE_OPF_SEND)
+		return resp_send_data(qp, skb, pkt, rc);
+	if (flags & ROCE_OPF_WRITE)
+		return resp_write(qp, skb, pkt, rc);
+	if (rc && (flags & ROCE_OPF_READ_REQ))
+		return resp_read(qp, pkt, npsn);
+	if (rc && (flags & ROCE_OPF_ATOMIC))
+		return resp_atomic(qp, pkt);
+	if (rc && (flags & ROCE_OPF_ATOMIC_WRITE))
+		return resp_atomic_write(qp, skb, pkt);
+	if (rc && (flags & ROCE_OPF_FLUSH))
+		return resp_flush(qp, pkt);
+	return ROCE_NAK_INVALID_REQ;
+}
+
 static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
 		       const struct roce_pkt_info *pkt)
 {
@@ -775,22 +698,8 @@ static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
 	u32 npsn = 1;
 	u8 res;
 
-	switch (roce_resp_admit(&qp->resp.seq, rc, psn, flags)) {
-	case ROCE_RESP_EXECUTE:
-		break;
-	case ROCE_RESP_DUPLICATE:
-		resp_duplicate(qp, pkt);
+	if (!resp_admitted(qp, pkt, rc))
 		return;
-	case ROCE_RESP_NAK_PSN:
-		resp_nak(qp, qp->resp.seq.epsn, ROCE_NAK_PSN_SEQ_ERR);
-		return;
-	case ROCE_RESP_DROP:
-		sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
-		return;
-	case ROCE_RESP_INVALID:
-		resp_fatal(qp, psn, ROCE_NAK_INVALID_REQ, rc);
-		return;
-	}
 	if (qp->xrcd) {
 		res = resp_xrc_target(qp, pkt);
 		if (res) {
@@ -798,38 +707,16 @@ static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
 			return;
 		}
 	}
-	if (rc && sroce_fault_on(&qp->sdev->fault)) {
-		switch (sroce_fault_resp_nak(qp, pkt->bth.opcode)) {
-		case ROCE_FAULT_RNR_NAK:	/* as if no receive were posted */
-			resp_rnr_nak(qp, psn);
-			return;
-		case ROCE_FAULT_ACCESS_NAK:	/* as if the R_Key were bad */
-			resp_fatal(qp, psn, ROCE_NAK_REM_ACCESS_ERR, rc);
-			return;
-		}
-	}
+	if (rc && sroce_fault_on(&qp->sdev->fault) && resp_injected_nak(qp, pkt))
+		return;
 
-	if (flags & ROCE_OPF_SEND)
-		res = resp_send_data(qp, skb, pkt, rc);
-	else if (flags & ROCE_OPF_WRITE)
-		res = resp_write(qp, skb, pkt, rc);
-	else if (rc && (flags & ROCE_OPF_READ_REQ))
-		res = resp_read(qp, pkt, &npsn);
-	else if (rc && (flags & ROCE_OPF_ATOMIC))
-		res = resp_atomic(qp, pkt);
-	else if (rc && (flags & ROCE_OPF_ATOMIC_WRITE))
-		res = resp_atomic_write(qp, skb, pkt);
-	else if (rc && (flags & ROCE_OPF_FLUSH))
-		res = resp_flush(qp, pkt);
-	else
-		res = ROCE_NAK_INVALID_REQ;
-
+	res = resp_execute(qp, skb, pkt, rc, &npsn);
 	switch (res) {
 	case RESP_OK:
 		break;
 	case RESP_PAGE_FAULT:
 		if (rc)
-			resp_rnr_nak(qp, psn);
+			sroce_resp_rnr_nak(qp, psn);
 		else
 			resp_uc_drop(qp, psn);
 		return;
@@ -851,7 +738,7 @@ static void resp_rc_uc(struct sroce_qp *qp, struct sk_buff *skb,
 	if (rc && pkt->bth.ackreq &&
 	    !(flags & (ROCE_OPF_READ_REQ | ROCE_OPF_ATOMIC |
 		       ROCE_OPF_ATOMIC_WRITE | ROCE_OPF_FLUSH)))
-		resp_ack(qp, psn);
+		sroce_resp_ack(qp, psn);
 }
 
 /*
@@ -873,7 +760,7 @@ void sroce_resp_flush_rwqe(struct sroce_qp *qp)
 			rcu_read_lock();
 			qp->resp.xrc_srq = sroce_xrc_srq_lookup(qp, qp->resp.xrc_srqn);
 			if (qp->resp.xrc_srq)
-				sroce_flush_recv(qp, resp_cq(qp), qp->resp.rwqe.wr_id);
+				sroce_flush_recv(qp, sroce_resp_cq(qp), qp->resp.rwqe.wr_id);
 			qp->resp.xrc_srq = NULL;
 			rcu_read_unlock();
 		}
@@ -888,7 +775,7 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 	/* Under resp.lock: once the flush took the lock after the QP failed
 	 * (sroce_resp_flush_rwqe), no receive WQE can be taken any more.
 	 */
-	if (!resp_active(qp)) {
+	if (!sroce_resp_active(qp)) {
 		spin_unlock_bh(&qp->resp.lock);
 		sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
 		return;
@@ -902,116 +789,4 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		rcu_read_unlock();
 	}
 	spin_unlock_bh(&qp->resp.lock);
-}
-
-/* ---- READ responses, from the send work ----------------------------------- */
-
-/* Sends the next packet of READ @r.  Caller holds resp.lock. */
-static void send_read_packet(struct sroce_qp *qp, struct roce_rd_res *r)
-{
-	u32 len = min_t(u32, qp->mtu, r->length - r->sent);
-	bool first = r->next_psn == r->first_psn;
-	bool last = r->sent + len >= r->length;
-	struct roce_pkt_info pi = {};
-	struct sroce_mr *mr;
-	struct sk_buff *skb;
-	u64 mr_va = 0;
-	u32 hdr_len, pad = roce_pad_len(len);
-	int err;
-	u8 op;
-
-	resp_send_held_ack(qp);
-	op = first && last ? ROCE_OP_RC_READ_RESP_ONLY :
-	     first	   ? ROCE_OP_RC_READ_RESP_FIRST :
-	     last	   ? ROCE_OP_RC_READ_RESP_LAST :
-			     ROCE_OP_RC_READ_RESP_MIDDLE;
-	op = roce_opcode_on(op, sroce_qp_op_base(qp));
-	hdr_len = roce_opcode_get(op)->hdr_len;
-	pi.bth.opcode = op;
-	pi.bth.pkey = ROCE_DEFAULT_PKEY;
-	pi.bth.dest_qpn = qp->dest_qpn;
-	pi.bth.psn = r->next_psn;
-	pi.bth.padcnt = pad;
-	pi.aeth.syndrome = roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID);
-	pi.aeth.msn = qp->resp.msn & ROCE_QPN_MASK;
-
-	rcu_read_lock();
-	mr = NULL;
-	if (len) {
-		/* At an XRC target, the PD of the SRQ the READ named, if
-		 * that SRQ still exists; none (so no MR) if not.
-		 */
-		struct sroce_srq *xsrq = qp->xrcd ?
-			sroce_xrc_srq_lookup(qp, r->xrc_srqn) : NULL;
-		struct ib_pd *pd = !qp->xrcd ? qp->ib.pd : xsrq ? xsrq->ib.pd : NULL;
-		struct roce_reth reth;
-
-		reth = (struct roce_reth){ .va = r->va + r->sent, .rkey = r->rkey,
-					   .len = len };
-		resp_resolve(qp, pd, &reth, ROCE_ACCESS_REMOTE_READ, &mr, &mr_va);
-		if (!mr) {
-			/* Deregistered under the request: refuse the rest. */
-			rcu_read_unlock();
-			r->done = true;
-			resp_nak(qp, r->next_psn, ROCE_NAK_REM_ACCESS_ERR);
-			return;
-		}
-	}
-	/* The requester completes the READ once it has the data. */
-	skb = sroce_skb_payload(qp->sdev, hdr_len, &(struct sroce_payload){
-			.mr = mr, .mr_va = mr_va, .len = len,
-			.by_reference = true,
-		}, &err);
-	rcu_read_unlock();
-	if (!skb && err == -EAGAIN) {
-		sroce_odp_wait(qp);	/* an ODP page on its way: soon again */
-		return;
-	}
-	if (!skb && err != -ENOBUFS) {
-		/* An ODP page that cannot be had: refuse the rest. */
-		r->done = true;
-		resp_nak(qp, r->next_psn, ROCE_NAK_REM_ACCESS_ERR);
-		return;
-	}
-	if (!skb)
-		return;		/* no memory: the next run tries again */
-	roce_build_headers(&pi, skb->data, hdr_len);
-	if (sroce_skb_send(qp->sdev, &qp->av, &qp->dst_cache, qp->sport,
-			   skb) == -EBUSY) {
-		/* Not sent, so not lost: the same response again later. */
-		sroce_tx_refused(qp);
-		return;
-	}
-	sroce_tx_resumed(qp);
-	sroce_cc_sent(qp, &qp->av, hdr_len + len + pad + ROCE_ICRC_LEN);
-	r->sent += len;
-	r->next_psn = psn_add(r->next_psn, 1);
-	if (last)
-		r->done = true;
-}
-
-bool sroce_resp_send_reads(struct sroce_qp *qp, int *budget)
-{
-	struct roce_rd_res *r;
-	bool did = false;
-
-	/* Every engine run passes here: without a READ queued it must not
-	 * take resp.lock, which the receive softirq on another CPU holds
-	 * while it handles this QP's requests (a ping-pong spun on it).
-	 * The hint is set under resp.lock before the work is scheduled.
-	 */
-	if (!sroce_qp_reliable(qp) || !READ_ONCE(qp->resp.reads_queued))
-		return false;
-	spin_lock_bh(&qp->resp.lock);
-	while (*budget > 0 && !qp->sched.tx_backoff && (r = roce_rd_next_read(&qp->resp.rd_res)) &&
-	       sroce_cc_may_send(qp)) {
-		send_read_packet(qp, r);
-		(*budget)--;
-		did = true;
-	}
-	if (!roce_rd_next_read(&qp->resp.rd_res))
-		WRITE_ONCE(qp->resp.reads_queued, false);
-	/* Responses still to send: what comes back is received elsewhere. */
-	sroce_spin_unlock_bh_sent(&qp->resp.lock, READ_ONCE(qp->resp.reads_queued));
-	return did;
 }

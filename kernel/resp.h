@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The responder's own interface between its parts: resp.c takes the
+ * requests, resp_answer.c sends ACKs and NAKs, resp_read.c sends READ
+ * responses.  All of it runs under the QP's resp.lock.
+ */
+#ifndef SROCE_RESP_H
+#define SROCE_RESP_H
+
+#include "sroce.h"
+
+/*
+ * Where a request's receive side is: the QP's own PD, RQ or SRQ and
+ * receive CQ, or at an XRC target those of the XRC SRQ the request's
+ * XRCETH names (qp->resp.xrc_srq, set for the packet being handled).
+ */
+static inline struct ib_pd *sroce_resp_pd(const struct sroce_qp *qp)
+{
+	return qp->resp.xrc_srq ? qp->resp.xrc_srq->ib.pd : qp->ib.pd;
+}
+
+static inline struct sroce_srq *sroce_resp_srq(const struct sroce_qp *qp)
+{
+	return qp->resp.xrc_srq ? qp->resp.xrc_srq : qp->srq;
+}
+
+static inline struct sroce_cq *sroce_resp_cq(const struct sroce_qp *qp)
+{
+	return qp->resp.xrc_srq ? to_scq(qp->resp.xrc_srq->ib.ext.cq) : qp->rcq;
+}
+
+/* Whether the responder takes requests and answers them: RTR and on, not ERR. */
+static inline bool sroce_resp_active(const struct sroce_qp *qp)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+
+	return state >= IB_QPS_RTR && state != IB_QPS_ERR;
+}
+
+/* resp_answer.c */
+void sroce_resp_send_held_ack(struct sroce_qp *qp);
+void sroce_resp_send(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
+		     const u64 *atomic_orig);
+void sroce_resp_ack(struct sroce_qp *qp, u32 psn);
+void sroce_resp_nak(struct sroce_qp *qp, u32 psn, u8 nak);
+void sroce_resp_rnr_nak(struct sroce_qp *qp, u32 psn);
+
+/* resp.c */
+enum roce_access_verdict sroce_resp_resolve(struct sroce_qp *qp, struct ib_pd *pd,
+					    const struct roce_reth *range,
+					    u32 need, struct sroce_mr **mr,
+					    u64 *mr_va);
+
+/* resp_read.c */
+void sroce_resp_send_read_packet(struct sroce_qp *qp, struct roce_rd_res *r);
+bool sroce_resp_read_inline(struct sroce_qp *qp, struct roce_rd_res *r);
+
+#endif
