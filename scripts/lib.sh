@@ -143,6 +143,27 @@ sroce_mirror_module_sources() {
 		xargs -0 cp -p -u --parents -t "$dir")
 }
 
+# sroce_dkms_tree DIR VERSION: what DKMS builds sroce.ko from, in DIR
+# (/usr/src/sroce-VERSION in the sroce-dkms package and for
+# scripts/dkms-install): the files Kbuild and the compile probes need, as
+# the repository has them (outside a git checkout, every file under
+# kernel/ and include/ but build products), and dkms.conf.
+sroce_dkms_tree() {
+	local dir=$1 version=$2
+	mkdir -p "$dir"
+	(
+		cd "$SROCE_ROOT"
+		if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+			git ls-files -z Kbuild VERSION kernel include
+		else
+			find Kbuild VERSION kernel include -type f \
+				! -name '*.o' ! -name '*.ko' ! -name '*.mod*' ! -name '.*.cmd' \
+				! -name sroce_config.h -print0
+		fi | xargs -0 cp --parents -t "$dir"
+	)
+	sed "s/@VERSION@/$version/" "$SROCE_ROOT/packaging/dkms.conf.in" >"$dir/dkms.conf"
+}
+
 # sroce_in_root ROOT [--bind PATH]... -- COMMAND...: runs COMMAND chrooted
 # into a release root with /proc, /dev, a private /tmp and each PATH (at
 # its own path) mounted, in a mount namespace of its own: the mounts are
