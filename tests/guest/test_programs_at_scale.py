@@ -55,8 +55,9 @@ def fio_rdma(guest, verb, topology):
     if verb == "send":
         assert "issued rwts: total=%d,0," % FIO_IOS in out, out
     for d in devices:
-        moved = link_counters(guest, d)["tx_bytes"] - before[d]["tx_bytes"]
-        moved += link_counters(guest, d)["rx_bytes"] - before[d]["rx_bytes"]
+        after = link_counters(guest, d)
+        moved = (after["tx_bytes"] - before[d]["tx_bytes"] +
+                 after["rx_bytes"] - before[d]["rx_bytes"])
         assert moved >= size, (d, moved, size)
 
 
