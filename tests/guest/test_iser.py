@@ -14,7 +14,7 @@ log is checked after every test (conftest), the memory at the end."""
 import pytest
 
 import lio
-from blockio import FIO, assert_verified
+from blockio import FIO, assert_verified, completed_writes, until_writes_complete
 from test_faults import assert_consumer_left_nothing, consumer_baseline
 from verbs_apps import ADD_SROCE0, CLIENT_IP, CLIENT_IP6, RELOAD_SROCE
 
@@ -101,22 +101,33 @@ def test_io_verified(guest, family):
     assert_verified(guest, dev)
 
 
+# Writes at most 16 MiB/s: the 64 MiB take 4 s or more however fast the
+# host, so `action` lands among them.  (Unlimited, a fast host finished
+# them in 1.8 s, before a fixed 3 s wait ended, and the action fell on
+# the verify reads instead.)
+RECOVER_JOB = "--name=recover --rw=randwrite --bs=64k --size=64M --rate=,16m"
+# What the initiator's kernel said, printed when the I/O failed.
+ISCSI_LOG = "dmesg | grep -E 'iscsi|iser|connection[0-9]|session[0-9]|sd [0-9]' | tail -40"
+
+
 def assert_session_recovers(guest, action, back):
-    """`action` takes sroce0 away under 64 MiB of verified writes and
-    returns; the writes wait (the session is in recovery, not failed:
-    open-iscsi's replacement timeout is 120 s); `back` restores sroce
-    and the target's portals; the session logs in again and every block
-    verifies."""
+    """`action` takes sroce0 away under 64 MiB of verified writes (once
+    20 have completed) and returns; the writes wait (the session is in
+    recovery, not failed: open-iscsi's replacement timeout is 120 s);
+    `back` restores sroce and the target's portals; the session logs in
+    again and every block verifies."""
     dev = login(guest)
     r = guest.run(
-        "(%s --name=recover --rw=randwrite --bs=64k --size=64M >/tmp/fio-recover.log 2>&1; "
-        "echo rc=$? >>/tmp/fio-recover.log) & fio=$!; sleep 3; "
-        "timeout 120 bash -c '%s'; echo action=$?; sleep 5; "
+        "w0=%s; (%s %s >/tmp/fio-recover.log 2>&1; echo rc=$? >>/tmp/fio-recover.log) & fio=$!; "
+        "%s; timeout 120 bash -c '%s'; echo action=$?; sleep 5; "
         "kill -0 $fio 2>/dev/null && echo waiting; "
         "%s; echo back=$?; "
         "for i in $(seq 900); do kill -0 $fio 2>/dev/null || break; sleep 0.2; done; "
         "if kill -0 $fio 2>/dev/null; then echo fio-still-running; else wait; fi; "
-        "grep -E 'err=|rc=|READ:|WRITE:' /tmp/fio-recover.log" % (FIO.format(dev=dev), action, back), timeout=400)
+        "grep -E 'err=|rc=|READ:|WRITE:' /tmp/fio-recover.log; "
+        "grep -q rc=0 /tmp/fio-recover.log || %s"
+        % (completed_writes(dev), FIO.format(dev=dev), RECOVER_JOB, until_writes_complete(dev),
+           action, back, ISCSI_LOG), timeout=400)
     print(r.output[-3000:])
     assert "action=0" in r.stdout and "back=0" in r.stdout, r
     assert "waiting" in r.stdout, ("the writes could not have finished without sroce", r)

@@ -15,7 +15,8 @@ import re
 
 import pytest
 
-from blockio import FIO, assert_verified, fio, io_in_flight_while
+from blockio import (FIO, assert_verified, completed_writes, fio, io_in_flight_while,
+                     until_writes_complete)
 from test_faults import assert_consumer_left_nothing, consumer_baseline
 from verbs_apps import ADD_SROCE0, CLIENT_IP, CLIENT_IP6, RELOAD_SROCE
 
@@ -153,21 +154,16 @@ def test_reset_under_io(guest):
     block still verifies."""
     dev = connect(guest)
     ctrl = sorted(controllers(guest))[0]
-    # Reset once the writes are under way: field 8 of /proc/diskstats is
-    # a disk's writes completed.  Summed over every NVMe disk: on 6.1 the
-    # multipath head (nvme0n1) counts none (head accounting came in 6.3),
-    # its path (nvme0c0n1) does.  Bounded by the clock, not by rounds:
-    # each round starts processes, ~0.3 s under TCG.
+    # Reset once the writes are under way.
     r = guest.run(
-        "(%s --name=reset --rw=randwrite --bs=64k --size=64M >/tmp/fio-reset.log 2>&1; "
-        "echo rc=$? >>/tmp/fio-reset.log) & fio=$!; "
-        "end=$((SECONDS + 60)); while [ $SECONDS -lt $end ]; do "
-        "w=$(awk '$3 ~ /^nvme/ {w += $8} END {print w + 0}' /proc/diskstats); "
-        "[ $w -gt 50 ] && break; sleep 0.1; done; "
-        "kill -0 $fio && echo writes-in-flight=$w; "
+        "w0=%s; (%s --name=reset --rw=randwrite --bs=64k --size=64M >/tmp/fio-reset.log 2>&1; "
+        "echo rc=$? >>/tmp/fio-reset.log) & fio=$!; %s; "
+        "kill -0 $fio && echo writes-in-flight=$((%s - w0)); "
         "nvme reset /dev/%s; echo reset=$?; wait; cat /tmp/fio-reset.log; "
         "echo state=$(cat /sys/class/nvme/%s/state)"
-        % (FIO.format(dev=dev), ctrl, ctrl), timeout=300)
+        % (completed_writes(dev), FIO.format(dev=dev), until_writes_complete(dev, 50),
+           completed_writes(dev), ctrl, ctrl),
+        timeout=300)
     print(r.output[-3000:])
     assert "reset=0" in r.stdout and "rc=0" in r.stdout, r
     # The reset came while fio was writing, after its first writes.
