@@ -5,7 +5,7 @@ import re
 import pytest
 
 from verbs_apps import (CLIENT_IP, CLIENT_IP6, SERVER_IP, SERVER_IP6,
-                        gid_index, run_pair)
+                        gid_index, run_pair, until_cm_listens)
 
 # Core: runs on every Debian release with --releases (scripts/test).
 ALL_RELEASES = True
@@ -163,9 +163,10 @@ def test_rcopy_across_namespaces(guest):
         "head -c 3000000 /dev/urandom >/tmp/rcopy.src && rm -rf /tmp/rcopy.dst "
         "&& mkdir /tmp/rcopy.dst && cd /tmp/rcopy.dst && "
         "{ ip netns exec peer timeout 120 rcopy >/tmp/rcopy.log 2>&1 & srv=$!; }; "
-        "sleep 3; timeout 60 rcopy /tmp/rcopy.src %s:/tmp/rcopy.dst/copy; crc=$?; "
+        "%s; timeout 60 rcopy /tmp/rcopy.src %s:/tmp/rcopy.dst/copy; crc=$?; "
         "kill $srv; wait $srv; cat /tmp/rcopy.log; echo client=$crc; "
-        "[ $crc = 0 ] && cmp /tmp/rcopy.src /tmp/rcopy.dst/copy" % SERVER_IP,
+        "[ $crc = 0 ] && cmp /tmp/rcopy.src /tmp/rcopy.dst/copy"
+        % (until_cm_listens("ip netns exec peer ", "comm rcopy"), SERVER_IP),
         timeout=150)
     assert r.rc == 0, r
 

@@ -44,6 +44,14 @@ def gid_index(guest, dev, ip):
     raise AssertionError("no RoCE v2 GID for %s on %s: %r" % (ip, dev, out))
 
 
+def until_cm_listens(prefix="", comm=""):
+    """Shell: waits, 30 s at most, until an rdma_cm ID (of process @comm,
+    if given) listens: rdma_cm and rsockets listen without a TCP socket.
+    @prefix runs `rdma` in the server's namespace."""
+    return ("for i in $(seq 150); do %srdma resource show cm_id | grep -q 'LISTEN.*%s' "
+            "&& break; sleep 0.2; done" % (prefix, comm))
+
+
 def run_pair(guest, server, client, timeout=120, server_ns="peer", port=18515):
     """Starts `server` (in namespace `server_ns`, or here if None), waits
     until it listens on TCP `port`, runs `client` here; returns (rc,
@@ -52,9 +60,8 @@ def run_pair(guest, server, client, timeout=120, server_ns="peer", port=18515):
     if port:
         wait = ("for i in $(seq 100); do %sss -Hltn 'sport = :%d' | grep -q . "
                 "&& break; sleep 0.2; done; " % (prefix, port))
-    else:   # rdma_cm listens without a TCP socket: wait for its listening ID
-        wait = ("for i in $(seq 150); do %srdma resource show cm_id | grep -q LISTEN "
-                "&& break; sleep 0.2; done; " % prefix)
+    else:
+        wait = until_cm_listens(prefix) + "; "
     script = (
         "%(p)s%(server)s >/tmp/server.log 2>&1 & srv=$!; %(wait)s"
         "timeout %(t)d %(client)s >/tmp/client.log 2>&1; crc=$?; "
