@@ -18,11 +18,14 @@
  *     another domain, an SRQ destroyed under the receive QP; an rkey of
  *     a PD that is not the SRQ's: IBV_WC_REM_ACCESS_ERR;
  *   - the verbs' edges: the device claims XRC; ATOMIC WRITE on an XRC send
- *     QP is EOPNOTSUPP; nothing can be posted to an XRC QP's absent queues.
+ *     QP is EOPNOTSUPP; nothing can be posted to an XRC QP's absent queues,
+ *     not even by uverbs' own POST_SEND past the provider, in ERR or RTS.
  *
  * One line per check; exit 0 only if every check held.
  */
 #include "rc_loopback.hpp"
+
+#include <rdma/ib_user_verbs.h>
 
 #include <endian.h>
 #include <fcntl.h>
@@ -468,6 +471,65 @@ void edges(Setup &ini, Pair &p)
 	      "an SRQ number wider than 24 bits: EINVAL");
 }
 
+/*
+ * A SEND posted to an XRC receive QP through uverbs' own POST_SEND
+ * command, past the provider (which refuses it in user space): the QP
+ * has no send queue and no send CQ, so the kernel must refuse it too,
+ * in every state, as it refuses receives on it.  Returns write()'s errno,
+ * 0 if the kernel took the WR.
+ */
+int raw_post_send(ibv_qp *qp)
+{
+	ib_uverbs_cmd_hdr hdr{};
+	ib_uverbs_post_send cmd{};
+	ib_uverbs_send_wr wr{};
+	ib_uverbs_post_send_resp resp{};
+	/* The command's WRs follow it (a flexible array): laid out by hand. */
+	uint8_t req[sizeof(hdr) + sizeof(cmd) + sizeof(wr)];
+
+	hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+	hdr.in_words = sizeof(req) / 4;
+	hdr.out_words = sizeof(resp) / 4;
+	cmd.response = reinterpret_cast<uintptr_t>(&resp);
+	cmd.qp_handle = qp->handle;
+	cmd.wr_count = 1;
+	cmd.wqe_size = sizeof(wr);
+	wr.wr_id = 77;
+	wr.opcode = IBV_WR_SEND;
+	std::memcpy(req, &hdr, sizeof(hdr));
+	std::memcpy(req + sizeof(hdr), &cmd, sizeof(cmd));
+	std::memcpy(req + sizeof(hdr) + sizeof(cmd), &wr, sizeof(wr));
+	return write(qp->context->cmd_fd, req, sizeof(req)) < 0 ? errno : 0;
+}
+
+void no_send_queue_in_any_state(Setup &ini, Target &t, ibv_xrcd *xrcd)
+{
+	ibv_qp_init_attr_ex init{};
+	init.qp_type = IBV_QPT_XRC_RECV;
+	init.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+	init.xrcd = xrcd;
+	for (ibv_qp_state last : {IBV_QPS_ERR, IBV_QPS_RTS}) {
+		ibv_qp *qp = ibv_create_qp_ex(t.s.ctx, &init);
+		if (!qp)
+			die("ibv_create_qp_ex (XRC receive)", errno);
+		to_init(qp, kRemoteAll);
+		if (last == IBV_QPS_ERR) {
+			ibv_qp_attr a{};
+			a.qp_state = IBV_QPS_ERR;
+			modify(qp, a, IBV_QP_STATE, "to ERR");
+		} else {
+			to_rtr(t.s, qp, 1, ini.gid, 4);
+			to_rts(qp, 4, 14);
+		}
+		const int err = raw_post_send(qp);
+		check(err == EINVAL,
+		      std::string("a raw POST_SEND on an XRC receive QP in ") +
+			      (last == IBV_QPS_ERR ? "ERR" : "RTS") + ": EINVAL (" +
+			      (err ? std::strerror(err) : "taken") + ")");
+		ibv_destroy_qp(qp);
+	}
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -494,6 +556,7 @@ int main(int argc, char **argv)
 	through_wr_api(ini, t, t.xrcd, srq1);
 	shared_domain(ini, t, argv[3], argv[5], p, srq2);
 	edges(ini, p);
+	no_send_queue_in_any_state(ini, t, t.xrcd);
 
 	std::string dir(argv[5]);
 	dir = dir.substr(0, dir.rfind('/') == std::string::npos ? 0 : dir.rfind('/'));
