@@ -306,6 +306,13 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	unsigned long flags;
 	int err = 0;
 
+	/* An XRC target has no send queue and no send CQ: uverbs' POST_SEND
+	 * reaches here for it all the same (the provider refuses it first).
+	 */
+	if (ibqp->qp_type == IB_QPT_XRC_TGT) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	if (qp->user) {
 		/* The doorbell: the WQEs are in the shared ring already. */
 		sroce_count(qp->sdev, SROCE_CNT_SQ_DOORBELLS, 1);
