@@ -144,11 +144,9 @@ static void comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 		comp_drop(qp);
 		return;
 	}
-	offset = psn_diff(psn, s->msg.first_psn) * qp->mtu;
-	if (offset + pkt->payload_len > s->msg.length ||
-	    ((pkt->op->flags & ROCE_OPF_LAST) &&
-	     offset + pkt->payload_len != s->msg.length) ||
-	    (!(pkt->op->flags & ROCE_OPF_LAST) && pkt->payload_len != qp->mtu)) {
+	if (!roce_sq_read_resp_offset(&s->msg, psn, qp->mtu,
+				      pkt->op->flags & ROCE_OPF_LAST,
+				      pkt->payload_len, &offset)) {
 		comp_fail(qp, IB_WC_BAD_RESP_ERR);
 		return;
 	}

@@ -60,6 +60,20 @@ bool roce_sq_find(const struct roce_sq_view *v, u32 psn, u32 *slot)
 	return false;
 }
 
+bool roce_sq_read_resp_offset(const struct roce_sq_msg *m, u32 psn, u32 mtu,
+			      bool last, u32 payload_len, u32 *offset)
+{
+	s32 index = psn_diff(psn, m->first_psn);
+	u64 off = (u64)(u32)index * mtu;
+
+	if (index < 0 || off > m->length || payload_len > m->length - off)
+		return false;
+	if (last ? off + payload_len != m->length : payload_len != mtu)
+		return false;
+	*offset = (u32)off;
+	return true;
+}
+
 bool roce_sq_outstanding(const struct roce_sq_view *v, u32 comp_psn,
 			 u32 sent_end, u32 psn)
 {

@@ -81,6 +81,18 @@ bool roce_sq_find(const struct roce_sq_view *v, u32 psn, u32 *slot);
 bool roce_sq_outstanding(const struct roce_sq_view *v, u32 comp_psn,
 			 u32 sent_end, u32 psn);
 
+/*
+ * Where a READ response carrying @payload_len bytes at @psn goes in READ
+ * @m, whose responses carry @mtu bytes each but the last: true and its
+ * byte offset in @m's buffer, or false if no response of @m looks like
+ * that (a bad response: it reaches past the message, a @last one does
+ * not end it, another is not a full @mtu).  In 64 bits: a READ of up to
+ * 2 GiB at a small MTU takes millions of PSNs, and an offset that
+ * wrapped would place bytes where they do not belong.
+ */
+bool roce_sq_read_resp_offset(const struct roce_sq_msg *m, u32 psn, u32 mtu,
+			      bool last, u32 payload_len, u32 *offset);
+
 /* Where the requester goes on from (roce_sq_seek). */
 struct roce_sq_pos {
 	u32 cur;		/* slot to send from */

@@ -269,3 +269,45 @@ TEST(SqTrack, SeekOffsetNeverPassesTheMessage)
 }
 
 }  // namespace
+
+// Where each READ response goes, and which responses no READ sends.
+TEST(SqTrack, ReadResponsesLandInsideTheirRead)
+{
+	roce_sq_msg m{};
+	m.length = 2 * kMtu + 10;	// FIRST, MIDDLE, LAST of 10 bytes
+	m.first_psn = 0xfffffe;		// across the PSN wrap
+	u32 off = kNone;
+	EXPECT_TRUE(roce_sq_read_resp_offset(&m, 0xfffffe, kMtu, false, kMtu, &off));
+	EXPECT_EQ(off, 0u);
+	EXPECT_TRUE(roce_sq_read_resp_offset(&m, 0xffffff, kMtu, false, kMtu, &off));
+	EXPECT_EQ(off, kMtu);
+	EXPECT_TRUE(roce_sq_read_resp_offset(&m, 0, kMtu, true, 10, &off));
+	EXPECT_EQ(off, 2 * kMtu);
+	// Bad responses: more bytes than asked, a last one short or early,
+	// a middle one short, one past the READ or before it.
+	EXPECT_FALSE(roce_sq_read_resp_offset(&m, 0, kMtu, true, 11, &off));
+	EXPECT_FALSE(roce_sq_read_resp_offset(&m, 0, kMtu, true, 9, &off));
+	EXPECT_FALSE(roce_sq_read_resp_offset(&m, 0xffffff, kMtu, true, kMtu, &off));
+	EXPECT_FALSE(roce_sq_read_resp_offset(&m, 0xffffff, kMtu, false, kMtu - 1, &off));
+	EXPECT_FALSE(roce_sq_read_resp_offset(&m, 0, kMtu, false, kMtu, &off));
+	EXPECT_FALSE(roce_sq_read_resp_offset(&m, 1, kMtu, true, 0, &off));
+	EXPECT_FALSE(roce_sq_read_resp_offset(&m, 0xfffffd, kMtu, false, kMtu, &off));
+	// A zero-byte READ: one empty response.
+	roce_sq_msg z{};
+	EXPECT_TRUE(roce_sq_read_resp_offset(&z, 0, kMtu, true, 0, &off));
+	EXPECT_EQ(off, 0u);
+	EXPECT_FALSE(roce_sq_read_resp_offset(&z, 0, kMtu, true, 1, &off));
+}
+
+TEST(SqTrack, ReadResponseOffsetsDoNotWrap)
+{
+	// A 2 GiB READ at MTU 256 takes 2^23 PSNs.  At MTU 4096, index 2^20
+	// is 4 GiB: in 32 bits that offset would be 0 and the response fit.
+	roce_sq_msg m{};
+	m.length = 0x80000000u;
+	u32 off = kNone;
+	EXPECT_TRUE(roce_sq_read_resp_offset(&m, (1u << 23) - 1, 256, true, 256, &off));
+	EXPECT_EQ(off, 0x80000000u - 256);
+	EXPECT_FALSE(roce_sq_read_resp_offset(&m, 1u << 20, 4096, false, 4096, &off));
+	EXPECT_FALSE(roce_sq_read_resp_offset(&m, 1u << 20, 4096, true, 0, &off));
+}
