@@ -3,18 +3,21 @@
     hammer_app.py DEV GID_INDEX ROUNDS
 
 Each round builds a loopback pair of RC QPs (isolation_app.Pair), posts
-RDMA WRITEs that are still in flight, and a third QP whose peer QP was
-destroyed (so its retransmission timer is running), then destroys
-everything at once: QP teardown races the send work, the receive path
-and the timers.  Prints JSON counts.
+RDMA WRITEs that are still in flight, a third QP whose peer QP was
+destroyed (so its retransmission timer is running) and a fourth whose
+SEND was refused for want of a receive (so its RNR timer is running),
+then destroys everything at once: QP teardown races the send work, the
+receive path and both timers.  Prints JSON counts.
 """
 import json
 import sys
+import time
 
 import pyverbs.enums as e
 from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
+from pyverbs.qp import QPAttr
 from pyverbs.wr import SGE, SendWR
 
 from isolation_app import REMOTE_ALL, Pair
@@ -22,9 +25,33 @@ from isolation_app import REMOTE_ALL, Pair
 SIZE = 1 << 16
 
 
+def rnr_naks_received(dev):
+    with open("/sys/class/infiniband/%s/ports/1/hw_counters/rnr_nak_rcvd" % dev) as f:
+        return int(f.read())
+
+
+def rnr_waiting(ctx, gid_index, tpd, dev):
+    """A pair whose requester is in its RNR wait: the target has no
+    receive and asks for the longest wait (min_rnr_timer 31, ~491 ms).
+    Returns it and its SEND's MR once the RNR NAK came back (at most 2 s),
+    and whether it did."""
+    pair = Pair(ctx, gid_index, tpd)
+    local = MR(pair.pd, 64, e.IBV_ACCESS_LOCAL_WRITE)
+    attr = QPAttr()
+    attr.min_rnr_timer = 31
+    pair.tqp.modify(attr, e.IBV_QP_MIN_RNR_TIMER)
+    before = rnr_naks_received(dev)
+    pair.qp.post_send(SendWR(opcode=e.IBV_WR_SEND, num_sge=1,
+                             sg=[SGE(local.buf, 64, local.lkey)]))
+    deadline = time.monotonic() + 2
+    while rnr_naks_received(dev) == before and time.monotonic() < deadline:
+        time.sleep(0.001)
+    return pair, local, rnr_naks_received(dev) != before
+
+
 def main(dev, gid_index, rounds):
     ctx = Context(name=dev)
-    posted = 0
+    posted = rnr_armed = 0
     for i in range(rounds):
         tpd = PD(ctx)
         target = MR(tpd, SIZE, REMOTE_ALL)
@@ -47,11 +74,14 @@ def main(dev, gid_index, rounds):
             posted += 1
         except Exception:
             pass        # already in error: fine, it is torn down anyway
-        for obj in (lost.qp, lost.tqp, pair.qp, pair.tqp, local, target,
-                    lost.cq, lost.tcq, pair.cq, pair.tcq, lost.pd, pair.pd, tpd):
+        rnr, rnr_local, armed = rnr_waiting(ctx, gid_index, tpd, dev)
+        rnr_armed += armed
+        for obj in (lost.qp, lost.tqp, pair.qp, pair.tqp, rnr.qp, rnr.tqp, local, rnr_local, target,
+                    lost.cq, lost.tcq, pair.cq, pair.tcq, rnr.cq, rnr.tcq,
+                    lost.pd, pair.pd, rnr.pd, tpd):
             obj.close()
     ctx.close()
-    print(json.dumps({"rounds": rounds, "posted": posted}))
+    print(json.dumps({"rounds": rounds, "posted": posted, "rnr_armed": rnr_armed}))
 
 
 if __name__ == "__main__":

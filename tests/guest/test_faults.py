@@ -157,6 +157,8 @@ def test_create_destroy_hammer_under_traffic(guest, gids, baseline):
         duration=30)
     check_outcome(res)
     assert '"rounds": 150' in res[5], res[5]
+    # Every round destroyed a QP in its RNR wait.
+    assert '"rnr_armed": 150' in res[5], res[5]
     assert res[2] == 0 and res[3] == 0, res[5]
     assert back_to_baseline(guest, baseline) == baseline
 
