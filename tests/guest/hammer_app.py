@@ -4,10 +4,12 @@
 
 Each round builds a loopback pair of RC QPs (isolation_app.Pair), posts
 RDMA WRITEs that are still in flight, a third QP whose peer QP was
-destroyed (so its retransmission timer is running) and a fourth whose
-SEND was refused for want of a receive (so its RNR timer is running),
-then destroys everything at once: QP teardown races the send work, the
-receive path and both timers.  Prints JSON counts.
+destroyed (so its retransmission timer is running), a fourth whose
+SEND was refused for want of a receive (so its RNR timer is running)
+and a fifth paced at the device's lowest rate in the middle of a WRITE
+(so its pacer's kick timer is running), then destroys everything at
+once: QP teardown races the send work, the receive path and the timers.
+Prints JSON counts.
 """
 import json
 import sys
@@ -49,9 +51,26 @@ def rnr_waiting(ctx, gid_index, tpd, dev):
     return pair, local, rnr_naks_received(dev) != before
 
 
+def paced_mid_write(ctx, gid_index, tpd, target, kbps):
+    """A pair paced at @kbps with a 64 KiB WRITE posted: the pacer holds
+    most of it back on its kick timer.  Returns the pair, its MR, and
+    whether the WRITE was unfinished when it returned."""
+    pair = Pair(ctx, gid_index, tpd)
+    attr = QPAttr()
+    attr.rate_limit = kbps
+    pair.qp.modify(attr, e.IBV_QP_RATE_LIMIT)
+    local = MR(pair.pd, SIZE, e.IBV_ACCESS_LOCAL_WRITE)
+    wr = SendWR(opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                sg=[SGE(local.buf, SIZE, local.lkey)])
+    wr.set_wr_rdma(target.rkey, target.buf)
+    pair.qp.post_send(wr)
+    return pair, local, pair.cq.poll(1)[0] == 0
+
+
 def main(dev, gid_index, rounds):
     ctx = Context(name=dev)
-    posted = rnr_armed = 0
+    slowest = ctx.query_device_ex().packet_pacing_caps.qp_rate_limit_min
+    posted = rnr_armed = paced = 0
     for i in range(rounds):
         tpd = PD(ctx)
         target = MR(tpd, SIZE, REMOTE_ALL)
@@ -76,12 +95,16 @@ def main(dev, gid_index, rounds):
             pass        # already in error: fine, it is torn down anyway
         rnr, rnr_local, armed = rnr_waiting(ctx, gid_index, tpd, dev)
         rnr_armed += armed
-        for obj in (lost.qp, lost.tqp, pair.qp, pair.tqp, rnr.qp, rnr.tqp, local, rnr_local, target,
+        slow, slow_local, pending = paced_mid_write(ctx, gid_index, tpd, target, slowest)
+        paced += pending
+        for obj in (lost.qp, lost.tqp, pair.qp, pair.tqp, rnr.qp, rnr.tqp, slow.qp, slow.tqp,
+                    local, rnr_local, slow_local, target,
                     lost.cq, lost.tcq, pair.cq, pair.tcq, rnr.cq, rnr.tcq,
-                    lost.pd, pair.pd, rnr.pd, tpd):
+                    slow.cq, slow.tcq, lost.pd, pair.pd, rnr.pd, slow.pd, tpd):
             obj.close()
     ctx.close()
-    print(json.dumps({"rounds": rounds, "posted": posted, "rnr_armed": rnr_armed}))
+    print(json.dumps({"rounds": rounds, "posted": posted, "rnr_armed": rnr_armed,
+                      "paced_mid_write": paced}))
 
 
 if __name__ == "__main__":

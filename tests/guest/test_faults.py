@@ -157,8 +157,9 @@ def test_create_destroy_hammer_under_traffic(guest, gids, baseline):
         duration=30)
     check_outcome(res)
     assert '"rounds": 150' in res[5], res[5]
-    # Every round destroyed a QP in its RNR wait.
+    # Every round destroyed a QP in its RNR wait and one held by its pacer.
     assert '"rnr_armed": 150' in res[5], res[5]
+    assert '"paced_mid_write": 150' in res[5], res[5]
     assert res[2] == 0 and res[3] == 0, res[5]
     assert back_to_baseline(guest, baseline) == baseline
 
