@@ -53,6 +53,15 @@ def until_writes_complete(dev, count=20):
             "[ %s -ge $((w0 + %d)) ] && break; sleep 0.1; done" % (completed_writes(dev), count))
 
 
+def writes_under_way(dev, job, log, count=20):
+    """Shell: starts fio `job` on `dev` in the background ($fio its PID;
+    its output, then rc=<its status>, in `log`; $w0 the disk's writes
+    before it) and returns once `count` of its writes have completed."""
+    return ("w0=%s; (%s %s >%s 2>&1; echo rc=$? >>%s) & fio=$!; %s"
+            % (completed_writes(dev), FIO.format(dev=dev), job, log, log,
+               until_writes_complete(dev, count)))
+
+
 def io_in_flight_while(guest, dev, action, size="256M"):
     """Starts 64 KiB writes on `dev`, runs `action` (a shell command) once
     the first 20 have completed (the rest, ~250 MiB, take seconds even
@@ -61,13 +70,12 @@ def io_in_flight_while(guest, dev, action, size="256M"):
     Returns the shell's output: action=<status>, and fio-still-running
     if fio hung."""
     r = guest.run(
-        "w0=%s; (%s --name=gone --rw=randwrite --bs=64k --size=%s >/tmp/fio-gone.log 2>&1; "
-        "echo rc=$? >>/tmp/fio-gone.log) & fio=$!; %s; "
-        "timeout 120 bash -c %s; echo action=$?; "
+        "%s; timeout 120 bash -c %s; echo action=$?; "
         "for i in $(seq 300); do kill -0 $fio 2>/dev/null || break; sleep 0.2; done; "
         "if kill -0 $fio 2>/dev/null; then echo fio-still-running; else wait; fi; "
-        "tail -5 /tmp/fio-gone.log" % (completed_writes(dev), FIO.format(dev=dev), size,
-                                       until_writes_complete(dev), shlex.quote(action)),
+        "tail -5 /tmp/fio-gone.log"
+        % (writes_under_way(dev, "--name=gone --rw=randwrite --bs=64k --size=%s" % size,
+                            "/tmp/fio-gone.log"), shlex.quote(action)),
         timeout=300)
     print(r.output[-2000:])
     return r

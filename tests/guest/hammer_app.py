@@ -22,14 +22,10 @@ from pyverbs.pd import PD
 from pyverbs.qp import QPAttr
 from pyverbs.wr import SGE, SendWR
 
+from cc_sampler import counter
 from isolation_app import REMOTE_ALL, Pair
 
 SIZE = 1 << 16
-
-
-def rnr_naks_received(dev):
-    with open("/sys/class/infiniband/%s/ports/1/hw_counters/rnr_nak_rcvd" % dev) as f:
-        return int(f.read())
 
 
 def rnr_waiting(ctx, gid_index, tpd, dev):
@@ -42,13 +38,13 @@ def rnr_waiting(ctx, gid_index, tpd, dev):
     attr = QPAttr()
     attr.min_rnr_timer = 31
     pair.tqp.modify(attr, e.IBV_QP_MIN_RNR_TIMER)
-    before = rnr_naks_received(dev)
+    before = counter(dev, "rnr_nak_rcvd")
     pair.qp.post_send(SendWR(opcode=e.IBV_WR_SEND, num_sge=1,
                              sg=[SGE(local.buf, 64, local.lkey)]))
     deadline = time.monotonic() + 2
-    while rnr_naks_received(dev) == before and time.monotonic() < deadline:
+    while counter(dev, "rnr_nak_rcvd") == before and time.monotonic() < deadline:
         time.sleep(0.001)
-    return pair, local, rnr_naks_received(dev) != before
+    return pair, local, counter(dev, "rnr_nak_rcvd") != before
 
 
 def paced_mid_write(ctx, gid_index, tpd, target, kbps):

@@ -14,7 +14,7 @@ log is checked after every test (conftest), the memory at the end."""
 import pytest
 
 import lio
-from blockio import FIO, assert_verified, completed_writes, until_writes_complete
+from blockio import assert_verified, writes_under_way
 from test_faults import assert_consumer_left_nothing, consumer_baseline
 from verbs_apps import ADD_SROCE0, CLIENT_IP, CLIENT_IP6, RELOAD_SROCE
 
@@ -118,7 +118,6 @@ def assert_session_recovers(guest, action, back):
     again and every block verifies."""
     dev = login(guest)
     r = guest.run(
-        "w0=%s; (%s %s >/tmp/fio-recover.log 2>&1; echo rc=$? >>/tmp/fio-recover.log) & fio=$!; "
         "%s; timeout 120 bash -c '%s'; echo action=$?; sleep 5; "
         "kill -0 $fio 2>/dev/null && echo waiting; "
         "%s; echo back=$?; "
@@ -126,8 +125,8 @@ def assert_session_recovers(guest, action, back):
         "if kill -0 $fio 2>/dev/null; then echo fio-still-running; else wait; fi; "
         "grep -E 'err=|rc=|READ:|WRITE:' /tmp/fio-recover.log; "
         "grep -q rc=0 /tmp/fio-recover.log || %s"
-        % (completed_writes(dev), FIO.format(dev=dev), RECOVER_JOB, until_writes_complete(dev),
-           action, back, ISCSI_LOG), timeout=400)
+        % (writes_under_way(dev, RECOVER_JOB, "/tmp/fio-recover.log"), action, back, ISCSI_LOG),
+        timeout=400)
     print(r.output[-3000:])
     assert "action=0" in r.stdout and "back=0" in r.stdout, r
     assert "waiting" in r.stdout, ("the writes could not have finished without sroce", r)

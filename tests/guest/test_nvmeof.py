@@ -15,8 +15,8 @@ import re
 
 import pytest
 
-from blockio import (FIO, assert_verified, completed_writes, fio, io_in_flight_while,
-                     until_writes_complete)
+from blockio import (assert_verified, completed_writes, fio, io_in_flight_while,
+                     writes_under_way)
 from test_faults import assert_consumer_left_nothing, consumer_baseline
 from verbs_apps import ADD_SROCE0, CLIENT_IP, CLIENT_IP6, RELOAD_SROCE
 
@@ -154,15 +154,13 @@ def test_reset_under_io(guest):
     block still verifies."""
     dev = connect(guest)
     ctrl = sorted(controllers(guest))[0]
-    # Reset once the writes are under way.
+    # Reset once the writes are under way: more than 50 done, as asserted.
     r = guest.run(
-        "w0=%s; (%s --name=reset --rw=randwrite --bs=64k --size=64M >/tmp/fio-reset.log 2>&1; "
-        "echo rc=$? >>/tmp/fio-reset.log) & fio=$!; %s; "
-        "kill -0 $fio && echo writes-in-flight=$((%s - w0)); "
+        "%s; kill -0 $fio && echo writes-in-flight=$((%s - w0)); "
         "nvme reset /dev/%s; echo reset=$?; wait; cat /tmp/fio-reset.log; "
         "echo state=$(cat /sys/class/nvme/%s/state)"
-        % (completed_writes(dev), FIO.format(dev=dev), until_writes_complete(dev, 50),
-           completed_writes(dev), ctrl, ctrl),
+        % (writes_under_way(dev, "--name=reset --rw=randwrite --bs=64k --size=64M",
+                            "/tmp/fio-reset.log", 51), completed_writes(dev), ctrl, ctrl),
         timeout=300)
     print(r.output[-3000:])
     assert "reset=0" in r.stdout and "rc=0" in r.stdout, r

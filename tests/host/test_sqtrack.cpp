@@ -268,8 +268,6 @@ TEST(SqTrack, SeekOffsetNeverPassesTheMessage)
 	EXPECT_EQ(pos.offset, 0xfffff000u);
 }
 
-}  // namespace
-
 // Where each READ response goes, and which responses no READ sends.
 TEST(SqTrack, ReadResponsesLandInsideTheirRead)
 {
@@ -311,3 +309,5 @@ TEST(SqTrack, ReadResponseOffsetsDoNotWrap)
 	EXPECT_FALSE(roce_sq_read_resp_offset(&m, 1u << 20, 4096, false, 4096, &off));
 	EXPECT_FALSE(roce_sq_read_resp_offset(&m, 1u << 20, 4096, true, 0, &off));
 }
+
+}  // namespace
