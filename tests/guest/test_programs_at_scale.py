@@ -1,6 +1,6 @@
 """Programs people run over RDMA, unchanged, at the scale that shows what a
-short run hides: fio's rdma ioengine with every verb, and rdma_cm with
-fifty connections of a hundred messages each.  Each runs on one device
+short run hides: fio's rdma ioengine with every verb, rdma_cm with
+fifty connections of a hundred messages each, and DAPL's dtest.  Each runs on one device
 (both ends on sroce0, every packet looped back) and across the veth pair
 (server on sroce1 in namespace peer).  The counters show the data went
 through sroce.
@@ -16,7 +16,7 @@ posts a receive for every message of the run before the client starts
 an empty receive queue, however the two processes are scheduled."""
 import pytest
 
-from verbs_apps import CLIENT_IP, SERVER_IP, link_counters, run_pair
+from verbs_apps import CLIENT_IP, SERVER_IP, link_counters, q, run_pair
 
 FIO_PORT = 19000
 FIO_BS = 4096
@@ -79,3 +79,41 @@ def test_ucmatose_fifty_connections(guest, topology):
     assert out.count("return status 0") == 2, out
     sent = link_counters(guest, devices[0])["tx_packets"] - before["tx_packets"]
     assert sent >= 50 * 100, (sent, out)
+
+
+# dtest (dapl2-utils) over DAPL's ofa-v2 provider, which connects with
+# rdma_cm from the address of the netdev its dat.conf line names.  The
+# client learns the provider's name from the server and opens it too, so
+# each side's DAT_OVERRIDE gives that one name its own side's netdev.
+# The client asks the server for its address once, over TCP (port 15828,
+# no retry): it starts once the server listens there.
+DTEST_PROVIDER = "ofa-v2-cma"
+DTEST_PORT = 15828
+DTEST_BUF = 65536
+DTEST_BURST = 500             # RDMA WRITEs each way; 100 SEND ping-pongs
+DAT_LINE = '%s u2.0 nonthreadsafe default libdaplofa.so.2 dapl.2.0 "%s 0" ""'
+DTEST_NETDEV = {"one_device": "veth0", "across_namespaces": "veth1"}
+
+
+@pytest.mark.parametrize("topology", TOPOLOGIES)
+def test_dapl_dtest(guest, topology):
+    """dtest's whole run: SEND ping-pongs, RDMA WRITEs both ways and RDMA
+    READs, each side checking the data the other wrote or read."""
+    ip, ns, devices = TOPOLOGIES[topology]
+    for name, netdev in (("client", "veth0"), ("server", DTEST_NETDEV[topology])):
+        guest.run("echo %s > /tmp/dat-%s.conf" % (q(DAT_LINE % (DTEST_PROVIDER, netdev)), name),
+                  check=True)
+    common = "dtest -P %s -b %d -B %d" % (DTEST_PROVIDER, DTEST_BUF, DTEST_BURST)
+    before = link_counters(guest, devices[0])
+    rc, out = run_pair(guest, "env DAT_OVERRIDE=/tmp/dat-server.conf %s -s" % common,
+                       "env DAT_OVERRIDE=/tmp/dat-client.conf %s -h %s" % (common, ip),
+                       timeout=120, server_ns=ns, port=DTEST_PORT)
+    assert rc == 0, out
+    assert out.count("DAPL Test Complete. PASSED") == 2, out
+    # Each side's check of what its peer wrote into and read from it.
+    for side, peer in (("CLIENT", "server"), ("SERVER", "client")):
+        assert "%s: RDMA write buffer contains: %s RDMA write data" % (side, peer) in out, out
+        assert "%s: RCV RDMA read buffer contains: %s RDMA read data" % (side, peer) in out, out
+    assert out.count("RDMA write (bi-direction)") == 2, out
+    sent = link_counters(guest, devices[0])["tx_bytes"] - before["tx_bytes"]
+    assert sent >= DTEST_BURST * DTEST_BUF, (sent, out)
