@@ -617,6 +617,21 @@ static int sroce_out(struct sroce_dev *sdev, struct sk_buff *skb, bool ipv6)
 	return sroce_ip_out(skb, ipv6);
 }
 
+/*
+ * A packet of a QP whose path MTU is above what the link carries (qp.c
+ * takes any up to 4096, as rxe and ConnectX do) keeps its path-MTU
+ * payload, which the responder checks, and leaves in IP fragments: for
+ * it alone, no don't-fragment bit (IPv4) and leave to fragment what we
+ * send (IPv6).  The ICRC, computed after, covers the IPv4 flags as the
+ * receiver's reassembled header has them, without DF.  rxe sends such a
+ * packet with DF, which the IP layer drops.
+ */
+static bool sroce_outgrows_link(const struct sk_buff *skb,
+				const struct dst_entry *dst)
+{
+	return skb->len > dst_mtu(dst);
+}
+
 static int sroce_send4(struct sroce_dev *sdev, const struct sroce_av *av,
 		       u8 tclass, struct dst_cache *cache, struct sk_buff *skb)
 {
@@ -650,7 +665,7 @@ static int sroce_send4(struct sroce_dev *sdev, const struct sroce_av *av,
 	iph->ihl = sizeof(*iph) >> 2;
 	iph->tos = tclass;
 	iph->tot_len = htons(skb->len);
-	iph->frag_off = htons(IP_DF);
+	iph->frag_off = sroce_outgrows_link(skb, &rt->dst) ? 0 : htons(IP_DF);
 	iph->ttl = av->hop_limit ? av->hop_limit : 64;
 	iph->protocol = IPPROTO_UDP;
 	iph->saddr = fl.saddr;
@@ -703,6 +718,7 @@ static int sroce_send6(struct sroce_dev *sdev, const struct sroce_av *av,
 	ip6h->daddr = av->daddr;
 	skb_dst_set(skb, dst);
 	skb->protocol = htons(ETH_P_IPV6);
+	skb->ignore_df = sroce_outgrows_link(skb, dst);
 	if (sroce_txq_stopped(sdev, dst->dev, skb))
 		return NET_XMIT_DROP;
 	return sroce_out(sdev, skb, true);

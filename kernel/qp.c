@@ -432,20 +432,18 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 static int sroce_check_attrs(struct sroce_qp *qp, struct ib_qp_attr *attr,
 			     int mask)
 {
-	struct sroce_dev *sdev = qp->sdev;
-
 	if ((mask & IB_QP_PORT) && attr->port_num != SROCE_PORT)
 		return -EINVAL;
 	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index != 0)
 		return -EINVAL;
-	if (mask & IB_QP_PATH_MTU) {
-		enum ib_mtu port_mtu = iboe_get_mtu(READ_ONCE(sdev->ndev->mtu));
-
-		if (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096)
-			return -EINVAL;
-		if (attr->path_mtu > port_mtu)
-			return -EINVAL;
-	}
+	/*
+	 * Any path MTU up to max_mtu, as rxe and ConnectX take it, whatever
+	 * the link's (UCX's IB_PATH_MTU sets one above it): net.c sends the
+	 * packets that outgrow the link in IP fragments.
+	 */
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+		return -EINVAL;
 	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
 	    attr->max_rd_atomic > SROCE_MAX_RD_ATOMIC)
 		return -EINVAL;
