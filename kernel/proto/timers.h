@@ -42,12 +42,15 @@ u64 roce_ack_timeout_ns(u8 timeout);
  * RETRY_EXC_ERR), so the back-off only stretches how long a dead peer
  * takes to be declared dead.  With 8x and retry_cnt 7 that is
  * 1+2+4+8*5 = 47 timeouts' worth instead of 8: for the common timeout
- * 14 (67 ms), 3.2 s instead of 0.5 s; the 4 s ceiling keeps long
- * configured timeouts (rdma_cm's 18, ~1.07 s) from turning that into
- * minutes.  @timeout 0 (infinite) stays ROCE_TIMEOUT_NONE.
+ * 14 (67 ms), 3.2 s instead of 0.5 s.  The 1 s ceiling leaves a timeout
+ * of a second or more (18 and up: UCX's default, rdma_cm's) as it is:
+ * one that long already gives a path room, and its users count on
+ * (retry_cnt + 1) timeouts to find a dead peer, as on ConnectX (8.6 s at
+ * 18, where a 4 s ceiling made it 27 s); 17 (537 ms) takes 7.5 s
+ * instead of 4.3.  @timeout 0 (infinite) stays ROCE_TIMEOUT_NONE.
  */
 #define ROCE_RTO_BACKOFF_MAX_SHIFT	3
-#define ROCE_RTO_BACKOFF_CEIL_NS	4000000000ull
+#define ROCE_RTO_BACKOFF_CEIL_NS	1000000000ull
 u64 roce_retrans_timeout_ns(u8 timeout, u8 in_row);
 
 /*
