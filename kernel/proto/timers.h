@@ -43,11 +43,13 @@ u64 roce_ack_timeout_ns(u8 timeout);
  * takes to be declared dead.  With 8x and retry_cnt 7 that is
  * 1+2+4+8*5 = 47 timeouts' worth instead of 8: for the common timeout
  * 14 (67 ms), 3.2 s instead of 0.5 s.  The 1 s ceiling leaves a timeout
- * of a second or more (18 and up: UCX's default, rdma_cm's) as it is:
- * one that long already gives a path room, and its users count on
- * (retry_cnt + 1) timeouts to find a dead peer, as on ConnectX (8.6 s at
- * 18, where a 4 s ceiling made it 27 s); 17 (537 ms) takes 7.5 s
- * instead of 4.3.  @timeout 0 (infinite) stays ROCE_TIMEOUT_NONE.
+ * of a second or more (18 and up: UCX's default, and rdma_cm's on
+ * ConnectX) as it is: one that long already gives a path room, and its
+ * users count on (retry_cnt + 1) timeouts to find a dead peer, as on
+ * ConnectX (8.6 s at 18, where a 4 s ceiling made it 27 s).  rdma_cm
+ * gives sroce's QPs 17 (537 ms, from our local_ca_ack_delay 15): 7.5 s
+ * to a dead peer (4.3 s without back-off, 23.8 s with the 4 s ceiling).
+ * @timeout 0 (infinite) stays ROCE_TIMEOUT_NONE.
  */
 #define ROCE_RTO_BACKOFF_MAX_SHIFT	3
 #define ROCE_RTO_BACKOFF_CEIL_NS	1000000000ull

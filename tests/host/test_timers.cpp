@@ -55,9 +55,9 @@ TEST(Timers, RetransTimeoutBackOffStopsAtTheCeiling)
 		}
 }
 
-// UCX's default (UCX_RC_TIMEOUT 1 s: timeout 18) and rdma_cm's: a dead peer
-// is declared after (retry_cnt + 1) timeouts of the configured length, as
-// on ConnectX; backed off, it took 27 s instead of 8.6 (UCX's gtest
+// UCX's default (UCX_RC_TIMEOUT 1 s: timeout 18), rdma_cm's on ConnectX: a
+// dead peer is declared after (retry_cnt + 1) timeouts of the configured
+// length, as on ConnectX; backed off, it took 27 s instead of 8.6 (UCX's gtest
 // uct_cancel_test waited that long for every flush with cancel).
 TEST(Timers, TimeoutsOfASecondOrMoreAreNotBackedOff)
 {
