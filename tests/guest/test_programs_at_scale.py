@@ -143,10 +143,10 @@ QPERF_PORT = 19765
 # On one device only, for now: across namespaces rc_bi_bw reported
 # "bw = 0" in 3 of 8 and 5 of 6 runs (and failed a whole run at 542262c):
 # in that second sroce1 sent and received ~65 MB, the 1024 messages each
-# side posts before it waits for its first completion event, yet neither
-# side counted a receive.  qperf waits on the completion channel, so a
-# completion event that comes late or not at all looks like this; not
-# found yet (docs/peers.md).  The other 11 tests passed there.
+# side posts before it first polls, yet neither side counted a receive,
+# with completion events (qperf's default) as with polling (-cp1, 6 of
+# 8).  Not found yet: sroce's or qperf's (docs/peers.md).  The other 11
+# tests passed there.
 @pytest.mark.parametrize("topology", ["one_device"])
 def test_qperf_rc_tests(guest, topology):
     """Every RC test of qperf over rdma_cm, one second each, against one
