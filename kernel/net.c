@@ -621,10 +621,11 @@ static int sroce_out(struct sroce_dev *sdev, struct sk_buff *skb, bool ipv6)
  * A packet of a QP whose path MTU is above what the link carries (qp.c
  * takes any up to 4096, as rxe and ConnectX do) keeps its path-MTU
  * payload, which the responder checks, and leaves in IP fragments: for
- * it alone, no don't-fragment bit (IPv4) and leave to fragment what we
- * send (IPv6).  The ICRC, computed after, covers the IPv4 flags as the
- * receiver's reassembled header has them, without DF.  rxe sends such a
- * packet with DF, which the IP layer drops.
+ * such a packet alone, IPv4 clears the don't-fragment bit and IPv6 sets
+ * ignore_df, which lets the IP layer fragment it.  The ICRC, computed
+ * after, covers the IPv4 flags as the receiver's reassembled header has
+ * them, without DF.  rxe sends such a packet with DF, and the IP layer
+ * drops it.
  */
 static bool sroce_outgrows_link(const struct sk_buff *skb,
 				const struct dst_entry *dst)
