@@ -54,10 +54,10 @@ def unload(guest, fabric, initiator_gone, modules):
     assert guest.run("lsmod | grep -E '^(%s) '" % left).rc != 0, r
 
 
-def wait_disk(guest, host_driver):
-    """The block device of the RAM disk's LUN on a SCSI host of
-    `host_driver` (ib_srp, iscsi_iser), once sd has attached it; None if
-    none appears within 20 s."""
+def wait_disk(guest, host_driver, model=MODEL):
+    """The block device of the LUN of SCSI `model` (by default the RAM
+    disk's) on a SCSI host of `host_driver` (ib_srp, iscsi_iser), once sd
+    has attached it; None if none appears within 20 s."""
     began = time.monotonic()
     r = guest.run(
         "for i in $(seq 100); do for b in /sys/block/sd*; do [ -e $b/device ] || continue; "
@@ -65,7 +65,7 @@ def wait_disk(guest, host_driver):
         "[ \"$(cat /sys/class/scsi_host/host${hctl%%%%:*}/proc_name)\" = %s ] && "
         "grep -q '^%s' $b/device/model && [ -b /dev/${b##*/} ] && "
         "echo /dev/${b##*/} && exit 0; done; sleep 0.2; done; exit 1"
-        % (host_driver, MODEL))
+        % (host_driver, model))
     if r.rc == 0:
         return r.stdout.strip()
     # What the loop saw, for the failure message: every SCSI disk with its

@@ -20,6 +20,7 @@ import re
 
 import pytest
 
+import lio
 from blockio import assert_verified
 from verbs_apps import CLIENT_IP, SERVER_IP, link_counters, q, run_pair
 
@@ -221,12 +222,9 @@ def test_tgt_iser_target(guest, topology):
         assert r.rc == 0, (r, guest.run("cat /tmp/tgtd.log").stdout)
         out = guest.run("iscsiadm -m session -P 1", check=True).stdout
         assert "Iface Transport: iser" in out and "LOGGED IN" in out, out
-        dev = guest.run(
-            "for i in $(seq 100); do for b in /sys/block/sd*; do "
-            "grep -qs '^%s' $b/device/model && [ -b /dev/${b##*/} ] && "
-            "echo /dev/${b##*/} && exit 0; done; sleep 0.2; done; exit 1" % TGT_MODEL)
-        assert dev.rc == 0, ("no disk after login", dev)
-        assert_verified(guest, dev.stdout.strip())
+        dev = lio.wait_disk(guest, "iscsi_iser", TGT_MODEL)
+        assert dev, "no disk after login"
+        assert_verified(guest, dev)
         moved = link_counters(guest, devices[0])["rx_bytes"] - before["rx_bytes"]
         assert moved >= 3 * 16 << 20, moved
     finally:
