@@ -21,14 +21,17 @@
  * process leaves idle (a CPU that halted through about half of every
  * WRITE run before, docs/bench/profile.md); it never competes for one.
  * When another task wants its CPU (need_resched(), or a second runnable
- * task, as vhost's and KVM's busy polling check) it first tries to keep
- * the stream without taking that task's time: it lets a passing task
- * (a kworker, ksoftirqd) run and keeps watching (sqpoll_step_aside), or
- * it moves to another CPU it may use (sqpoll_move_on).  Only then does
- * it give every context back (clears `watching`, then takes the marks
- * once more) and sleep, taking none for a while if it keeps finding its
- * CPUs taken (sqpoll_back_off), so two busy-polling processes on two
- * CPUs (a latency test) keep their doorbells and lose no time to it.
+ * task, as vhost's and KVM's busy polling check) it sleeps.  If it has
+ * been taking marks it steps aside (sqpoll_step_aside): it sleeps still
+ * watching, so the marks wait for it, until the next engine of ours goes
+ * idle or a short timer ends, and where it runs then is the scheduler's
+ * choice (an idle CPU if there is one).  A passing task (a kworker,
+ * ksoftirqd: often the receive side of the same stream) costs the
+ * stream nothing.  Otherwise it gives every context back (clears
+ * `watching`, then takes the marks once more) and sleeps, taking none
+ * for a while if it keeps finding its CPUs taken (sqpoll_back_off), so
+ * two busy-polling processes on two CPUs (a latency test) keep their
+ * doorbells and lose no time to it.
  * Every moment it is away, a stream rings: at 500 MB/s of 4 KiB WRITEs,
  * about 120 doorbells a millisecond.  With nothing to watch it sleeps:
  * an idle device costs no CPU.
@@ -37,10 +40,10 @@
  * polls came far later than asked, and 50 us of it added ~65 us to a
  * ping-pong.
  */
+#include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
-#include <linux/sched/clock.h>
 #include <linux/sched/stat.h>
 #include "sroce.h"
 
@@ -85,15 +88,12 @@ static struct {
 	struct mutex scanning;
 	/* The thread's own */
 	bool worked;			/* ran an engine since it last gave way */
-	bool moved;			/* moved CPU since it last worked or
-					 * gave way
+	bool worked_since_aside;	/* ... since it last stepped aside */
+	bool aside;			/* asleep, stepping aside, still watching:
+					 * an engine going idle wakes it
 					 */
 	u64 backoff;			/* ns it last stayed away */
 	u64 gave_way;			/* ktime_get_ns() it last did */
-	bool stuck;			/* backed off to the limit since it
-					 * last worked: moves no more
-					 */
-	cpumask_var_t allowed;		/* its affinity, kept across a move */
 } sqpoll;
 
 /* Did the process post a WQE the engine has not taken yet?  A hint. */
@@ -147,7 +147,13 @@ static void sqpoll_watch(struct sroce_sq_marks *m)
 	 * the clocksource is not the TSC (an HPET, acpi_pm) a clock read is
 	 * a device access.
 	 */
-	if (READ_ONCE(m->watching) || hrtimer_is_queued(&sqpoll.quiet_timer))
+	if (READ_ONCE(m->watching)) {
+		/* Its next look takes the mark: wake it if it stepped aside. */
+		if (READ_ONCE(sqpoll.aside))
+			wake_up_process(sqpoll.task);
+		return;
+	}
+	if (hrtimer_is_queued(&sqpoll.quiet_timer))
 		return;
 	spin_lock_bh(&sqpoll.lock);
 	if (list_empty(&m->poll_node)) {
@@ -236,7 +242,7 @@ static bool sqpoll_scan(void)
 	spin_unlock_bh(&sqpoll.lock);
 	if (n) {
 		sqpoll.worked = true;
-		sqpoll.moved = false;
+		sqpoll.worked_since_aside = true;
 	}
 	for (i = 0; i < n; i++) {
 		struct sroce_qp *qp = run[i];
@@ -275,33 +281,29 @@ static bool sqpoll_contended(void)
 
 /*
  * How long to take no handovers after giving way.  A poller that worked
- * since it last gave way met a passing task (a kworker, ksoftirqd): it
- * takes QPs again at once, or a stream would ring for a while after
- * every such task.  One that was woken only to find its CPUs taken again
- * (two busy-polling processes on two CPUs) stays away twice as long each
- * time, up to SQPOLL_BACKOFF_MAX_NS, so that waking it costs them nothing.
- * A give-way a second or more after the last starts the back-off over
- * (a stream that starts later must not wait 32 ms), but a poller that
- * reached the limit moves no more until it works: a latency test that
- * follows another would feel a move at every wake-up in its p99.
+ * since it last gave way met a task that stayed (it stepped aside once
+ * and found its CPU taken again): it takes QPs again at once, or a stream
+ * would ring for a while after every such task.  One that was woken only
+ * to find its CPUs taken again (two busy-polling processes on two CPUs)
+ * stays away twice as long each time, up to SQPOLL_BACKOFF_MAX_NS, so
+ * that waking it costs them nothing.  A give-way a second or more after
+ * the last starts the back-off over: a stream that starts later must not
+ * wait 32 ms.
  */
 static void sqpoll_back_off(void)
 {
 	u64 now = ktime_get_ns();
 
-	if (sqpoll.worked) {
+	if (sqpoll.worked)
 		sqpoll.backoff = 0;
-		sqpoll.stuck = false;
-	} else if (now - sqpoll.gave_way > SQPOLL_BACKOFF_RESET_NS) {
+	else if (now - sqpoll.gave_way > SQPOLL_BACKOFF_RESET_NS)
 		sqpoll.backoff = SQPOLL_BACKOFF_MIN_NS;
-	} else {
+	else
 		sqpoll.backoff = clamp_t(u64, sqpoll.backoff * 2,
 					 SQPOLL_BACKOFF_MIN_NS, SQPOLL_BACKOFF_MAX_NS);
-		sqpoll.stuck |= sqpoll.backoff == SQPOLL_BACKOFF_MAX_NS;
-	}
 	sqpoll.gave_way = now;
 	sqpoll.worked = false;
-	sqpoll.moved = false;
+	sqpoll.worked_since_aside = false;
 	/* A worked poller gives way without backing off: a back-off still
 	 * queued from before it worked ends now.  (A callback running now
 	 * is harmless: it does nothing.)
@@ -320,71 +322,38 @@ static enum hrtimer_restart sqpoll_quiet_over(struct hrtimer *t)
 }
 
 /*
- * The poller finds its CPU taken and cannot step aside: a wake-up put it
- * beside the process it polls for (the wake-up comes from that process's
- * syscall, and lands there whenever the other CPU is busy for a moment),
- * or a task stayed.  Giving way there would make it back off, and the
- * process would ring for every WR while another CPU runs only passing
- * work.  So it first moves, once until it works or gives way, to another
- * CPU it may use: narrowing its affinity migrates it at once, and
- * restoring it keeps what an administrator set (taskset; a change made
- * between the two calls is lost).  Which CPU is the scheduler's choice:
- * it does not tell us which are idle.  If that CPU is taken too (two
- * busy-polling processes on two CPUs), it gives way as before.  True if
- * it moved.
- */
-static bool sqpoll_move_on(void)
-{
-	int here = raw_smp_processor_id();
-	bool moved;
-
-	/* One move per try.  And none once stuck (backed off to the
-	 * limit): it was woken into taken CPUs again and again (two
-	 * busy-polling processes hold them), and a move would only cost
-	 * them a migration per wake-up.
-	 */
-	if (sqpoll.moved || sqpoll.stuck)
-		return false;
-	cpumask_copy(sqpoll.allowed, &current->cpus_mask);
-	if (cpumask_weight(sqpoll.allowed) < 2)
-		return false;
-	cpumask_clear_cpu(here, sqpoll.allowed);
-	moved = !set_cpus_allowed_ptr(current, sqpoll.allowed);
-	sqpoll.moved = moved;
-	cpumask_set_cpu(here, sqpoll.allowed);
-	set_cpus_allowed_ptr(current, sqpoll.allowed);
-	return moved;
-}
-
-/*
- * A task came by while the poller streams (it ran an engine since it
- * last gave way): a kworker or ksoftirqd, often running our own receive
- * side.  Giving way would hand every marked QP to a work item, one more
- * runnable task, and make every post ring until the poller is back.  So
- * it lets the task run and keeps watching: the marks wait for it.  A
- * stay longer than SQPOLL_ASIDE_MAX_NS says the task is not passing (a
- * busy-polling process came there): then it moves or gives way.  A
- * poller that has not worked since it last gave way does not step
- * aside: its yield would return at once (it slept, so the scheduler owes
- * it time) and it would take the CPU from whoever holds it.  True if it
- * may go on watching here.
+ * A task wants the poller's CPU while it streams (it ran an engine since
+ * it last stepped aside): a kworker or ksoftirqd, often running the
+ * receive side of the same stream, or the busy-polling process it works
+ * for, when a wake-up put the poller beside it (the wake-up comes from
+ * that process's syscall).  Giving way would hand every marked QP to a
+ * work item, one more runnable task, and make every post ring until the
+ * poller is back.  So it sleeps still watching: the marks wait.  The next
+ * engine of ours that goes idle wakes it (sqpoll_watch), that receive
+ * side done, or at the latest the timer: where it runs then is the
+ * scheduler's choice, an idle CPU if there is one.  A wake-up missed
+ * while `aside` is being set costs at most the timer.  If its CPU is
+ * taken again when it comes back without having worked, it gives way.
+ * True if it stepped aside.
  */
 #define SQPOLL_ASIDE_MAX_NS	(250 * NSEC_PER_USEC)
+#define SQPOLL_ASIDE_SLACK_NS	(50 * NSEC_PER_USEC)
 
 static bool sqpoll_step_aside(void)
 {
-	u64 start;
+	ktime_t until = ns_to_ktime(SQPOLL_ASIDE_MAX_NS);
 
-	if (!sqpoll.worked)
+	if (!sqpoll.worked_since_aside)
 		return false;
-	/* local_clock(): this CPU's, cheap, read around every yield;
-	 * ktime_get_ns() may read an emulated HPET.  The back-off takes
-	 * ktime_get_ns(), read only when the poller gives way, next to a
-	 * sleep.
-	 */
-	start = local_clock();
-	yield();
-	return local_clock() - start < SQPOLL_ASIDE_MAX_NS;
+	sqpoll.worked_since_aside = false;
+	set_current_state(TASK_INTERRUPTIBLE);
+	WRITE_ONCE(sqpoll.aside, true);
+	if (!kthread_should_stop())
+		schedule_hrtimeout_range(&until, SQPOLL_ASIDE_SLACK_NS,
+					 HRTIMER_MODE_REL);
+	__set_current_state(TASK_RUNNING);
+	WRITE_ONCE(sqpoll.aside, false);
+	return true;
 }
 
 static int sqpoll_thread(void *unused)
@@ -399,7 +368,8 @@ static int sqpoll_thread(void *unused)
 			}
 			/* Idle: the stream it worked for is over. */
 			sqpoll.worked = false;
-		} else if (sqpoll_step_aside() || sqpoll_move_on()) {
+			sqpoll.worked_since_aside = false;
+		} else if (sqpoll_step_aside()) {
 			continue;
 		} else {
 			/* Give way and sleep: a runnable poller would take
@@ -428,18 +398,14 @@ int sroce_sqpoll_init(void)
 {
 	struct task_struct *t;
 
-	if (!zalloc_cpumask_var(&sqpoll.allowed, GFP_KERNEL))
-		return -ENOMEM;
 	spin_lock_init(&sqpoll.lock);
 	mutex_init(&sqpoll.scanning);
 	INIT_LIST_HEAD(&sqpoll.ctxs);
 	hrtimer_setup(&sqpoll.quiet_timer, sqpoll_quiet_over, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL);
 	t = kthread_run(sqpoll_thread, NULL, "sroce_sqpoll");
-	if (IS_ERR(t)) {
-		free_cpumask_var(sqpoll.allowed);
+	if (IS_ERR(t))
 		return PTR_ERR(t);
-	}
 	sqpoll.task = t;
 	return 0;
 }
@@ -449,7 +415,6 @@ void sroce_sqpoll_exit(void)
 {
 	kthread_stop(sqpoll.task);
 	hrtimer_cancel(&sqpoll.quiet_timer);
-	free_cpumask_var(sqpoll.allowed);
 }
 
 /*
