@@ -6,11 +6,17 @@
  * only where the FPU may be borrowed (not in an interrupt that cut into
  * another user of it).  Where it may not, the tables do the work.
  *
- * Chosen at load from what the CPU has: AVX-512 with VPCLMULQDQ, else
- * PCLMULQDQ, else tables.  The crc_engine parameter lowers the choice
- * (never raises it past the CPU), so the engines can be measured against
- * each other on one machine; reading it says which one runs.
+ * Chosen at load.  Where the kernel accelerates its own crc32_le() for
+ * this CPU (crc32_optimizations(), 6.14 on: x86 with PCLMULQDQ, arm64,
+ * and others), that does the work: the kernel's code, kept by the kernel
+ * for every architecture it runs on.  Otherwise the widest of ours the
+ * CPU has: AVX-512 with VPCLMULQDQ, else PCLMULQDQ, else tables.  The
+ * crc_engine parameter lowers the choice (never raises it past what the
+ * kernel and CPU have), so the engines can be measured against each
+ * other on one machine; reading it says which one runs.
  */
+#include <linux/bits.h>	/* crc32.h uses BIT() without including it */
+#include <linux/crc32.h>
 #include <linux/module.h>
 #include <asm/simd.h>
 #ifdef CONFIG_X86
@@ -21,20 +27,42 @@
 #include "proto/crc32.h"
 #include "sroce.h"
 
+/* Above our own engines (proto/crc32.h): the kernel's crc32_le(). */
+#define SROCE_CRC_KERNEL	(ROCE_CRC32_ENGINE_WIDE + 1)
+
 static const char *const engine_names[] = {
 	[ROCE_CRC32_ENGINE_TABLE] = "table",
 	[ROCE_CRC32_ENGINE_PCLMUL] = "pclmul",
 	[ROCE_CRC32_ENGINE_WIDE] = "avx512",
+	[SROCE_CRC_KERNEL] = "kernel",
 };
 
-static int cpu_engine;	/* the widest this CPU has */
-static int asked = ROCE_CRC32_ENGINE_WIDE;	/* the parameter */
-static int engine;	/* the one in use: min(asked, cpu_engine) */
+static int cpu_engine;	/* the widest of ours this CPU has */
+static bool kernel_fast;	/* crc32_le() is accelerated here */
+static int asked = SROCE_CRC_KERNEL;	/* the parameter */
+static int engine;	/* the one in use */
+
+static int engine_for(int wanted)
+{
+	if (wanted == SROCE_CRC_KERNEL && kernel_fast)
+		return SROCE_CRC_KERNEL;
+	return min(wanted, cpu_engine);
+}
+
+bool roce_crc32_platform_preferred(void)
+{
+	return READ_ONCE(engine) == SROCE_CRC_KERNEL;
+}
+
+u32 roce_crc32_platform(u32 state, const void *p, size_t n)
+{
+	return crc32_le(state, p, n);
+}
 
 int roce_crc32_accel_begin(void)
 {
 #if defined(CONFIG_X86_64)
-	int e = READ_ONCE(engine);
+	int e = min(READ_ONCE(engine), cpu_engine);
 
 	if (e == ROCE_CRC32_ENGINE_TABLE || !may_use_simd())
 		return ROCE_CRC32_ENGINE_TABLE;
@@ -64,7 +92,10 @@ void sroce_crc_simd_init(void)
 			      XFEATURE_MASK_AVX512, NULL))
 		cpu_engine = ROCE_CRC32_ENGINE_WIDE;
 #endif
-	engine = min(asked, cpu_engine);
+#ifdef HAVE_CRC32_OPTIMIZATIONS
+	kernel_fast = crc32_optimizations() & CRC32_LE_OPTIMIZATION;
+#endif
+	engine = engine_for(asked);
 	pr_info("sroce: ICRC by %s\n", engine_names[engine]);
 }
 
@@ -78,7 +109,7 @@ static int engine_set(const char *val, const struct kernel_param *kp)
 	 * 0: init applies the request then.
 	 */
 	asked = i;
-	WRITE_ONCE(engine, min(asked, cpu_engine));
+	WRITE_ONCE(engine, engine_for(asked));
 	return 0;
 }
 
@@ -92,4 +123,4 @@ static const struct kernel_param_ops engine_ops = {
 	.get = engine_get,
 };
 module_param_cb(crc_engine, &engine_ops, NULL, 0644);
-MODULE_PARM_DESC(crc_engine, "ICRC engine: avx512, pclmul or table (capped by the CPU)");
+MODULE_PARM_DESC(crc_engine, "ICRC engine: kernel (its crc32_le(), where accelerated), avx512, pclmul or table (capped by what the kernel and CPU have)");

@@ -74,6 +74,13 @@ static u32 crc32_best(u32 state, u8 *dst, const u8 *src, size_t n)
 {
 	int engine;
 
+	if (n >= ROCE_CRC32_FOLD_MIN && roce_crc32_platform_preferred()) {
+		if (dst) {
+			memcpy(dst, src, n);
+			src = dst;
+		}
+		return roce_crc32_platform(state, src, n);
+	}
 	while (n >= ROCE_CRC32_FOLD_MIN &&
 	       (engine = roce_crc32_accel_begin()) != ROCE_CRC32_ENGINE_TABLE) {
 		/* Never leave a remainder too short to fold. */

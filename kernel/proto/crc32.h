@@ -62,9 +62,21 @@ u32 roce_crc32_fold(u32 state, void *dst, const void *src, size_t n,
 int roce_crc32_accel_begin(void);
 void roce_crc32_accel_end(void);
 
+/*
+ * Supplied by the world as well: whether a CRC-32 of the platform's own
+ * takes every buffer of ROCE_CRC32_FOLD_MIN bytes or more instead of the
+ * engines above (kernel: crc32_le() where the kernel accelerates it for
+ * this CPU, crc_simd.c), and that CRC, with roce_crc32_update()'s
+ * convention.  A copy is then a memcpy() and the CRC over the copy.
+ */
+bool roce_crc32_platform_preferred(void);
+u32 roce_crc32_platform(u32 state, const void *p, size_t n);
+
 #ifndef __KERNEL__
 /* Host only: the widest engine accel_begin() may offer (tests, bench). */
 extern int roce_crc32_host_engine;
+/* Host only: a stand-in platform CRC (the tables) takes over (tests). */
+extern bool roce_crc32_host_platform;
 #endif
 
 ROCE_EXTERN_C_END
