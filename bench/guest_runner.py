@@ -13,6 +13,7 @@ ends, so a guest that dies or times out still leaves what it measured.
 A run that fails is recorded with ok=false and the tool's last words.
 """
 import argparse
+import glob
 import json
 import os
 import re
@@ -465,6 +466,19 @@ def describe_guest():
             if os.path.exists("/sys/module/sroce/parameters/crc_engine") else "?"}
 
 
+def set_sroce(name, value):
+    """A module parameter (crc_engine) or, failing that, a setting every
+    sroce device has (rx_steer, loopback_bypass: /sys/class/infiniband)."""
+    param = "/sys/module/sroce/parameters/" + name
+    paths = [param] if os.path.exists(param) else sorted(
+        p for p in glob.glob("/sys/class/infiniband/sroce*/" + name))
+    if not paths:
+        sys.exit("sroce has no parameter or device setting %r" % name)
+    for p in paths:
+        with open(p, "w") as f:
+            f.write(value)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
@@ -474,7 +488,7 @@ def main():
     ap.add_argument("--only", help="run only workloads whose id contains this")
     ap.add_argument("--tools", help="where the build put bench/tools' programs")
     ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                    help="an sroce module parameter for the run (e.g. crc_engine=table, "
+                    help="an sroce module parameter or device setting for the run (e.g. crc_engine=table, "
                          "rx_steer=1), recorded in the report")
     a = ap.parse_args()
     if a.tools:
@@ -484,8 +498,7 @@ def main():
         name, _, value = kv.partition("=")
         if not re.fullmatch(r"\w+", name):
             sys.exit("bad --param %r" % kv)
-        with open("/sys/module/sroce/parameters/" + name, "w") as f:
-            f.write(value)
+        set_sroce(name, value)
     s = plan.Settings.quick() if a.quick else plan.Settings()
     if a.rounds:
         s.rounds = a.rounds

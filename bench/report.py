@@ -201,7 +201,7 @@ def markdown(meta, host, s, kernel_problems):
              g["cpus"], g["mem_mib"],
              g["kernel"], g["veth_mtu"], g["roce_active_mtu"], g["clocksource"],
              s.rounds(), host.get("load", "?")), "",
-         ] + (["sroce module parameters set for this run: %s." % ", ".join(
+         ] + (["sroce parameters and device settings for this run: %s." % ", ".join(
              "`%s`" % p for p in meta["params"]), ""] if meta.get("params") else []) + (
              ["**Note:** " + host["note"], ""] if host.get("note") else []) + [
          "![sroce advantage over rxe](ratios.png)", "",

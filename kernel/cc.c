@@ -38,7 +38,7 @@
 #define SROCE_UDP_IPV4_LEN	(8 + 20)
 #define SROCE_UDP_IPV6_LEN	(8 + 40)
 
-static struct sroce_cc_config sroce_cc_defaults = {
+static const struct sroce_cc_config sroce_cc_defaults = {
 	.dcqcn = ROCE_DCQCN_DEFAULT_PARAMS,
 	.enable = 1,
 	.qp_rate_limit_kbps = 0,
@@ -47,8 +47,10 @@ static struct sroce_cc_config sroce_cc_defaults = {
 };
 
 /*
- * Every setting once: the module parameter cc_<name> gives the default,
- * the file /sys/class/infiniband/<dev>/cc/<name> the device's value.
+ * Every setting once, with what it means: the file
+ * /sys/class/infiniband/<dev>/cc/<name> holds the device's value, which
+ * starts at sroce_cc_defaults.  No module parameter: one way to set each
+ * thing, and a device exists before any QP of it does.
  */
 #define SROCE_CC_FIELDS(X)							\
 	X(enable, enable, "DCQCN and ECN marking on (1) or off (0)")		\
@@ -70,26 +72,11 @@ static struct sroce_cc_config sroce_cc_defaults = {
 	  "minimum time between rate cuts")					\
 	X(cnp_interval_ns, dcqcn.cnp_interval_ns, "minimum time between CNPs per QP")
 
-#define SROCE_CC_PARAM(name, field, desc)					\
-	module_param_named(cc_##name, sroce_cc_defaults.field, uint, 0444);	\
-	MODULE_PARM_DESC(cc_##name, desc);
-SROCE_CC_FIELDS(SROCE_CC_PARAM)
-
 static bool sroce_cc_config_valid(const struct sroce_cc_config *c)
 {
 	return roce_dcqcn_params_valid(&c->dcqcn) && c->enable <= 1 &&
 	       c->burst_bytes <= SROCE_CC_MAX_BURST &&
 	       c->cnp_dscp <= SROCE_CC_MAX_DSCP;
-}
-
-int sroce_cc_module_init(void)
-{
-	if (!sroce_cc_config_valid(&sroce_cc_defaults)) {
-		pr_err("sroce: invalid cc_* module parameters (see modinfo sroce: rates >= 1 and min <= max, 1 <= g <= 1024, periods >= 1 ns, byte_reset 0 or >= %u, enable 0/1, cnp_dscp <= %u)\n",
-		       ROCE_DCQCN_MIN_BYTE_RESET, SROCE_CC_MAX_DSCP);
-		return -EINVAL;
-	}
-	return 0;
 }
 
 void sroce_cc_dev_init(struct sroce_dev *sdev)

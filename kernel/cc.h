@@ -24,8 +24,8 @@ struct sroce_qp;
 
 /* ------------------------------------------------------------------------
  * Congestion control (cc.c): DCQCN, pacing, ECN.  One config per device,
- * settable under /sys/class/infiniband/<dev>/cc/; module parameters give
- * the defaults.  The data path reads it without a lock: every field is a
+ * settable under /sys/class/infiniband/<dev>/cc/, starting at cc.c's
+ * defaults.  The data path reads it without a lock: every field is a
  * u32 written whole, and any mix of old and new values is valid.
  */
 struct sroce_cc_config {
@@ -67,7 +67,6 @@ struct sroce_qp_cc {
 };
 
 /* cc.c */
-int sroce_cc_module_init(void);
 void sroce_cc_dev_init(struct sroce_dev *sdev);
 void sroce_cc_sysfs_add(struct sroce_dev *sdev);
 void sroce_cc_qp_init(struct sroce_qp *qp);

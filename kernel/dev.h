@@ -157,6 +157,13 @@ struct sroce_dev {
 	struct sroce_cc_dev cc;
 	struct sroce_fault_dev fault;
 	struct sroce_rx_steer __percpu *rx_steer;	/* rxsteer.c; may be NULL */
+
+	/* Settings, read locklessly, written any time through sysfs (device.c) */
+	bool rx_steer_on;		/* rxsteer.c: receive bursts on another CPU */
+	bool loopback_bypass;		/* localrx.c: to own addresses without the stack */
+	u32 sq_poll_idle_us;		/* doorbell.c: how long the SQ poller watches
+					 * an idle context; 0: no poller
+					 */
 };
 
 /*

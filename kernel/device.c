@@ -49,19 +49,93 @@ static ssize_t sroce_abi_show(struct device *device,
 }
 static DEVICE_ATTR_RO(sroce_abi);
 
+static struct sroce_dev *sdev_of(struct device *device)
+{
+	return rdma_device_to_drv_device(device, struct sroce_dev, ib);
+}
+
 static ssize_t parent_show(struct device *device,
 			   struct device_attribute *attr, char *buf)
 {
-	struct sroce_dev *sdev =
-		rdma_device_to_drv_device(device, struct sroce_dev, ib);
-
-	return sysfs_emit(buf, "%s\n", netdev_name(sdev->ndev));
+	return sysfs_emit(buf, "%s\n", netdev_name(sdev_of(device)->ndev));
 }
 static DEVICE_ATTR_RO(parent);
+
+/*
+ * The device's on/off settings, one file each (0 or 1, as kstrtobool
+ * reads them); the owner of each says what it does.  Read locklessly on
+ * the data path, so a write takes effect from the next packet.
+ */
+static ssize_t setting_show(const bool *setting, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(*setting));
+}
+
+static ssize_t setting_store(bool *setting, const char *buf, size_t count)
+{
+	bool on;
+	int err = kstrtobool(buf, &on);
+
+	if (err)
+		return err;
+	WRITE_ONCE(*setting, on);
+	return count;
+}
+
+static ssize_t rx_steer_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	return setting_show(&sdev_of(device)->rx_steer_on, buf);
+}
+
+static ssize_t rx_steer_store(struct device *device, struct device_attribute *attr,
+			      const char *buf, size_t count)
+{
+	return setting_store(&sdev_of(device)->rx_steer_on, buf, count);
+}
+static DEVICE_ATTR_RW(rx_steer);
+
+static ssize_t loopback_bypass_show(struct device *device,
+				    struct device_attribute *attr, char *buf)
+{
+	return setting_show(&sdev_of(device)->loopback_bypass, buf);
+}
+
+static ssize_t loopback_bypass_store(struct device *device,
+				     struct device_attribute *attr,
+				     const char *buf, size_t count)
+{
+	return setting_store(&sdev_of(device)->loopback_bypass, buf, count);
+}
+static DEVICE_ATTR_RW(loopback_bypass);
+
+/* In microseconds, rounded up to jiffies; 0 turns the SQ poller off. */
+static ssize_t sq_poll_idle_us_show(struct device *device,
+				    struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(sdev_of(device)->sq_poll_idle_us));
+}
+
+static ssize_t sq_poll_idle_us_store(struct device *device,
+				     struct device_attribute *attr,
+				     const char *buf, size_t count)
+{
+	u32 us;
+	int err = kstrtou32(buf, 0, &us);
+
+	if (err)
+		return err;
+	WRITE_ONCE(sdev_of(device)->sq_poll_idle_us, us);
+	return count;
+}
+static DEVICE_ATTR_RW(sq_poll_idle_us);
 
 static struct attribute *sroce_dev_attrs[] = {
 	&dev_attr_sroce_abi.attr,
 	&dev_attr_parent.attr,
+	&dev_attr_rx_steer.attr,
+	&dev_attr_loopback_bypass.attr,
+	&dev_attr_sq_poll_idle_us.attr,
 	NULL,
 };
 
@@ -260,6 +334,8 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	sroce_cc_dev_init(sdev);
 	sroce_fault_dev_init(sdev);
 	sroce_rx_steer_init(sdev);
+	sdev->loopback_bypass = true;
+	sdev->sq_poll_idle_us = SROCE_SQ_POLL_IDLE_US;
 
 	mutex_lock(&sroce_devices_lock);
 	list_add_tail(&sdev->node, &sroce_devices);

@@ -13,7 +13,8 @@
  * The help is the send-queue poller, one kernel thread for the module,
  * as io_uring's SQPOLL thread takes submissions: an engine going idle
  * asks for a mark instead of a doorbell (SROCE_SQ_MARKED), and the thread
- * watches its context's mark page (sqmark.c) for sq_poll_idle_us after
+ * watches its context's mark page (sqmark.c) for its device's
+ * sq_poll_idle_us (/sys/class/infiniband/<dev>/sq_poll_idle_us) after
  * the context's last work, running the engine of each QP marked.  One bit
  * per QP lets it watch every QP of a process: when it looked at each
  * QP's producer index in turn it could watch 128, and with thousands a
@@ -42,15 +43,9 @@
  */
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
-#include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/sched/stat.h>
 #include "sroce.h"
-
-static unsigned int sq_poll_idle_us = 2000;
-module_param(sq_poll_idle_us, uint, 0644);
-MODULE_PARM_DESC(sq_poll_idle_us,
-		 "how long the send-queue poller watches a process whose QPs went idle before it must ring again (us, rounded up to jiffies; 0: no poller)");
 
 /*
  * How long it takes no handovers after giving way without having
@@ -115,10 +110,11 @@ static bool sq_set_notify(struct sroce_qp *qp, u32 notify)
 	return sq_ring_has_new(qp);
 }
 
-static unsigned long sqpoll_idle_jiffies(void)
+/* How long the poller watches @m after its last mark: its device's setting. */
+static unsigned long sqpoll_idle_jiffies(const struct sroce_sq_marks *m)
 {
 	/* +1: the current jiffy is partly over. */
-	return usecs_to_jiffies(READ_ONCE(sq_poll_idle_us)) + 1;
+	return usecs_to_jiffies(READ_ONCE(m->sdev->sq_poll_idle_us)) + 1;
 }
 
 /* Marks of @m count from now on: its processes stop ringing.  Lock held. */
@@ -160,7 +156,7 @@ static void sqpoll_watch(struct sroce_sq_marks *m)
 		list_add_tail(&m->poll_node, &sqpoll.ctxs);
 		sqpoll.nr_ctxs++;
 	}
-	m->poll_until = jiffies + sqpoll_idle_jiffies();
+	m->poll_until = jiffies + sqpoll_idle_jiffies(m);
 	active = sqpoll.active;
 	if (active)
 		sqpoll_start_watching(m);
@@ -232,7 +228,7 @@ static bool sqpoll_scan(void)
 		got = sroce_sq_marks_take(m, run + n, SQPOLL_BATCH - n);
 		n += got;
 		if (got) {
-			m->poll_until = now + sqpoll_idle_jiffies();
+			m->poll_until = now + sqpoll_idle_jiffies(m);
 		} else if (time_after(now, m->poll_until)) {
 			sqpoll_unwatch(m);
 			continue;
@@ -440,7 +436,7 @@ bool sroce_sq_may_sleep(struct sroce_qp *qp)
 	 */
 	if (sroce_req_window_full(qp))
 		return true;
-	if (qp->sq_mark != SROCE_SQ_NO_MARK && READ_ONCE(sq_poll_idle_us)) {
+	if (qp->sq_mark != SROCE_SQ_NO_MARK && READ_ONCE(qp->sdev->sq_poll_idle_us)) {
 		sqpoll_watch(qp->sq_marks);
 		notify = SROCE_SQ_MARKED;
 	}

@@ -92,7 +92,7 @@ static void fault_go_on(struct sroce_dev *sdev, struct sk_buff *skb, u8 dir,
 			bool ipv6)
 {
 	if (dir == ROCE_FAULT_TX)
-		sroce_ip_out(skb, ipv6);
+		sroce_ip_out(sdev, skb, ipv6);
 	else
 		sroce_rx_deliver(sdev, skb, ipv6);
 }

@@ -11,8 +11,9 @@
  * a fifth of sroce's CPU time per message, and rxe, whose loopback skips
  * the stack the same way, spends a tenth of it.  A NIC loops such traffic
  * back inside itself, where the host's filters and taps never see it
- * either; loopback_bypass=0 restores the trip through the stack (to
- * capture it on lo, or to shape it with tc).
+ * either.  Per sending device, on by default: writing 0 to
+ * /sys/class/infiniband/<dev>/loopback_bypass restores the trip through
+ * the stack (to capture it on lo, or to shape it with tc).
  *
  * What stays the same as on the loopback device: the packet is received
  * in softirq context on the CPU that sent it, after the sender lets
@@ -24,16 +25,10 @@
  * the ICRC out (net.c's sroce_out says why) and tells us so.
  */
 #include <linux/interrupt.h>
-#include <linux/moduleparam.h>
 #include <linux/netdevice.h>
 #include <net/ip.h>
 
 #include "sroce.h"
-
-static bool loopback_bypass = true;
-module_param(loopback_bypass, bool, 0644);
-MODULE_PARM_DESC(loopback_bypass,
-		 "deliver packets to this host's own addresses without the IP stack, as rxe and a NIC's internal loopback do (default on)");
 
 /* netdev_max_backlog's default: a queue as deep as the one it replaces. */
 #define SROCE_LOCAL_RX_MAX	1000
@@ -71,11 +66,12 @@ static void local_rx_run(struct tasklet_struct *t)
 
 /*
  * Whether @dst takes the packet to an address of this host (a local
- * route's device is the namespace's loopback device) and the bypass is on.
+ * route's device is the namespace's loopback device) and @sdev's bypass
+ * is on.
  */
-bool sroce_local_route(const struct dst_entry *dst)
+bool sroce_local_route(const struct sroce_dev *sdev, const struct dst_entry *dst)
 {
-	return READ_ONCE(loopback_bypass) && (dst->dev->flags & IFF_LOOPBACK);
+	return READ_ONCE(sdev->loopback_bypass) && (dst->dev->flags & IFF_LOOPBACK);
 }
 
 /*

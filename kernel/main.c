@@ -21,9 +21,6 @@ static int __init sroce_init(void)
 {
 	int err;
 
-	err = sroce_cc_module_init();
-	if (err)
-		return err;
 	/* Per CPU: a QP's engine is queued on the CPU that last ran it
 	 * (qp.c), which an unbound workqueue would treat as a mere hint.
 	 * Not WQ_HIGHPRI: nice -20 senders starved ksoftirqd, so the packets

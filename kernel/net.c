@@ -607,14 +607,14 @@ static int sroce_out(struct sroce_dev *sdev, struct sk_buff *skb, bool ipv6)
 {
 	bool faults = sroce_fault_on(&sdev->fault);
 
-	if (!faults && sroce_local_route(skb_dst(skb))) {
+	if (!faults && sroce_local_route(sdev, skb_dst(skb))) {
 		put_icrc(skb, ipv6, false);
 		return sroce_local_out(skb, ipv6, false);
 	}
 	put_icrc(skb, ipv6, true);
 	if (faults && sroce_fault_tx(sdev, skb, ipv6) == SROCE_FAULT_TAKEN)
 		return NET_XMIT_SUCCESS;
-	return sroce_ip_out(skb, ipv6);
+	return sroce_ip_out(sdev, skb, ipv6);
 }
 
 /*
@@ -726,11 +726,11 @@ static int sroce_send6(struct sroce_dev *sdev, const struct sroce_av *av,
 }
 #endif
 
-int sroce_ip_out(struct sk_buff *skb, bool ipv6)
+int sroce_ip_out(struct sroce_dev *sdev, struct sk_buff *skb, bool ipv6)
 {
 	struct net *net = dev_net(skb->dev);
 
-	if (sroce_local_route(skb_dst(skb)))
+	if (sroce_local_route(sdev, skb_dst(skb)))
 		return sroce_local_out(skb, ipv6, true);
 
 #if IS_ENABLED(CONFIG_IPV6)

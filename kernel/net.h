@@ -58,7 +58,7 @@ static inline struct sroce_rx_cb *sroce_rx_cb(struct sk_buff *skb)
 /* localrx.c: packets to this host's own addresses skip the IP stack */
 void sroce_local_rx_init(void);
 void sroce_local_rx_exit(void);
-bool sroce_local_route(const struct dst_entry *dst);
+bool sroce_local_route(const struct sroce_dev *sdev, const struct dst_entry *dst);
 int sroce_local_out(struct sk_buff *skb, bool ipv6, bool has_icrc);
 
 /* The ICRC's CRC engine, picked from the CPU at load (crc_simd.c). */
@@ -128,7 +128,7 @@ int sroce_skb_walk(const struct sk_buff *skb, u32 off, u32 len,
 /* A finished IP packet out to the stack, as sroce_skb_send ends (and
  * fault injection's held or duplicated packets go on).  Consumes @skb.
  */
-int sroce_ip_out(struct sk_buff *skb, bool ipv6);
+int sroce_ip_out(struct sroce_dev *sdev, struct sk_buff *skb, bool ipv6);
 /* A RoCE packet in, from its ICRC check on: @skb data at the UDP header,
  * trimmed to it.  Consumes @skb.  Under rcu_read_lock, BH off.
  */

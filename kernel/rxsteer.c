@@ -25,13 +25,14 @@
  * at a time, so a queue is never delivered out of order.
  */
 #include <linux/interrupt.h>
-#include <linux/moduleparam.h>
 #include <linux/smp.h>
 #include "sroce.h"
 
 /*
- * Off by default.  Delivered from a work item (c1c8d8e), WRITE 64 KiB over
- * 8 QPs went from 1.12 to 1.66 Gb/s (rxe 1.06) but SEND lost 10-20%: the
+ * Per receiving device, off by default (sroce_dev.rx_steer_on, written
+ * through /sys/class/infiniband/<dev>/rx_steer).  Delivered from a work
+ * item (c1c8d8e), WRITE 64 KiB over 8 QPs went from 1.12 to 1.66 Gb/s
+ * (rxe 1.06) but SEND lost 10-20%: the
  * work item shared the other CPU with a receiver that busy-polls its CQ
  * (perftest, UCX, MPI all do).  From a tasklet (docs/bench/rx-steer-on.md,
  * TCG guest, 2 vCPUs, at 1b690c3's code), loopback bandwidth gains up to 63%
@@ -39,10 +40,6 @@
  * than rxe's, but goodput under 1% loss falls from 0.52 to 0.36 of
  * lossless and 64-byte messages over 8 QPs lose 13%.
  */
-static bool rx_steer;
-module_param(rx_steer, bool, 0644);
-MODULE_PARM_DESC(rx_steer,
-		 "receive on another CPU what arrives while this CPU's send engine has more to send (veth, loopback; default off)");
 
 /* A full queue drops, as a CPU's backlog does at netdev_max_backlog. */
 #define SROCE_RX_STEER_MAX	1024
@@ -155,7 +152,7 @@ bool sroce_rx_steer(struct sroce_dev *sdev, struct sk_buff *skb)
 	st = per_cpu_ptr(sdev->rx_steer, cpu);
 	/* Acquire: all that was steered is delivered (the worker's barrier). */
 	if (!atomic_read_acquire(&st->pending) &&
-	    !(READ_ONCE(rx_steer) && this_cpu_read(sroce_tx_burst)))
+	    !(READ_ONCE(sdev->rx_steer_on) && this_cpu_read(sroce_tx_burst)))
 		return false;
 	if (skb_queue_len(&st->queue) >= SROCE_RX_STEER_MAX) {
 		sroce_count(sdev, SROCE_CNT_RX_DROPPED, 1);

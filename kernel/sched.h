@@ -95,6 +95,8 @@ void sroce_sched_stop_retry_timers(struct sroce_qp *qp);
 bool sroce_sched_run_polled(struct sroce_qp *qp);
 
 /* Doorbell policy of user send queues and their poller (doorbell.c). */
+/* A new device's sq_poll_idle_us (set through sysfs, device.c). */
+#define SROCE_SQ_POLL_IDLE_US	2000
 int sroce_sqpoll_init(void);
 void sroce_sqpoll_exit(void);
 struct sroce_sq_marks;

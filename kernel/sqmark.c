@@ -36,6 +36,7 @@ void sroce_sq_marks_init(struct sroce_sq_marks *m, struct ib_ucontext *uctx,
 
 	xa_init_flags(&m->qps, XA_FLAGS_ALLOC);
 	INIT_LIST_HEAD(&m->poll_node);
+	m->sdev = to_sdev(uctx->device);
 	m->page = NULL;
 	m->words = 0;
 	/* Without a page the context's QPs ring for every post that finds

@@ -22,6 +22,7 @@ struct sroce_sq_marks {
 	struct sroce_sq_mark_page *page;	/* NULL: the context has none */
 	struct rdma_user_mmap_entry *mmap_entry;
 	struct xarray qps;		/* mark -> struct sroce_qp_handle */
+	struct sroce_dev *sdev;		/* the context's: its sq_poll_idle_us */
 	u32 words;			/* of page->marks that a mark was ever
 					 * given in: what the poller reads
 					 */

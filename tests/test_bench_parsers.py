@@ -128,10 +128,10 @@ def test_report_medians_ratios_and_failures(tmp_path):
     assert bw[2:] == ("1.5", "no")
     md = report.markdown(meta, {"date": "today", "commit": "abc"}, s, [])
     assert "boom" in md and "| write_bw/64KiB/1qp | Gb/s | 0.2 | 0.3 | 1.5 | sroce |" in md
-    assert "module parameters set" not in md
+    assert "settings for this run" not in md
     meta["params"] = ["crc_engine=table", "rx_steer=1"]
     md = report.markdown(meta, {}, s, [])
-    assert "parameters set for this run: `crc_engine=table`, `rx_steer=1`." in md
+    assert "device settings for this run: `crc_engine=table`, `rx_steer=1`." in md
 
 
 def test_report_syscalls_headline_is_doorbells_with_all_beside(tmp_path):

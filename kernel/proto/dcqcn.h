@@ -40,8 +40,8 @@ struct roce_dcqcn_params {
 };
 
 /*
- * The defaults as an initializer, so the kernel's module parameters can
- * start from them statically.
+ * The defaults as an initializer, so the kernel's per-device settings
+ * can start from them statically.
  */
 #define ROCE_DCQCN_DEFAULT_PARAMS {					\
 	.max_rate_kbps = 100000000,	/* 100 Gb/s until told the link's */ \

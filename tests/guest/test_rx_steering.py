@@ -1,8 +1,9 @@
 """Receive steering (kernel/rxsteer.c): between two devices of one host,
 the packets a busy send engine's CPU receives are delivered on the next
 CPU, so that transmit and receive run side by side; a lone message is
-received in place.  Off by default (rx_steer=0, kernel/rxsteer.c says
-why); these tests turn it on.  The counter rx_steered says how many
+received in place.  A setting of each receiving device, off by default
+(/sys/class/infiniband/<dev>/rx_steer, kernel/rxsteer.c says why); these
+tests turn it on.  The counter rx_steered says how many
 packets took the other CPU.  Order within a flow must hold (every byte verified, with
 packets lost and resent), and a device deleted while packets wait in its
 queues goes cleanly (the kernel-log check runs after every test)."""
@@ -14,7 +15,8 @@ from verbs_apps import SERVER_IP, gid_index, link_counters, rc_pingpong, run_pai
 ALL_RELEASES = True
 
 MIB = 1 << 20
-PARAM = "/sys/module/sroce/parameters/rx_steer"
+SETTING = "/sys/class/infiniband/%s/rx_steer"
+DEVICES = ("sroce0", "sroce1")
 FAULTS = "/sys/kernel/debug/sroce/%s/faults"
 
 
@@ -27,24 +29,37 @@ def gids(guest):
             gid_index(guest, "sroce1", SERVER_IP))
 
 
+def steer(guest, on, devices=DEVICES):
+    for d in devices:
+        guest.run("echo %d > %s" % (on, SETTING % d), check=True)
+
+
 def test_off_by_default(guest, gids):
-    assert guest.run("cat %s" % PARAM, check=True).stdout.strip() == "N"
+    for d in DEVICES:
+        assert guest.run("cat " + SETTING % d, check=True).stdout.strip() == "0", d
+
+
+def test_the_setting_takes_booleans_only(guest, gids):
+    r = guest.run("echo maybe > " + SETTING % "sroce0")
+    assert r.rc != 0 and "Invalid argument" in r.stderr, r
+    assert guest.run("cat " + SETTING % "sroce0", check=True).stdout.strip() == "0"
 
 
 @pytest.fixture
 def steering(guest, gids):
     """Steering on for one test; off again and no fault rules after it."""
-    guest.run("echo 1 > %s" % PARAM, check=True)
+    steer(guest, 1)
     yield
-    guest.run("echo 0 > %s; for d in sroce0 sroce1; do echo clear > %s; done"
-              % (PARAM, FAULTS % "$d"), check=True)
+    steer(guest, 0)
+    guest.run("for d in sroce0 sroce1; do echo clear > %s; done" % FAULTS % "$d",
+              check=True)
 
 
-def steered(guest, action):
-    """Runs action(); returns its result and rx_steered's growth on both
-    devices together."""
+def steered(guest, action, devices=DEVICES):
+    """Runs action(); returns its result and rx_steered's growth on
+    `devices` together."""
     def total():
-        return sum(link_counters(guest, d)["rx_steered"] for d in ("sroce0", "sroce1"))
+        return sum(link_counters(guest, d)["rx_steered"] for d in devices)
     before = total()
     result = action()
     return result, total() - before
@@ -76,10 +91,23 @@ def test_lone_messages_are_received_in_place(guest, gids, steering):
 
 
 def test_off_receives_everything_in_place(guest, gids, steering):
-    guest.run("echo 0 > %s" % PARAM, check=True)
+    steer(guest, 0)
     (rc, out), n = steered(guest, lambda: write_bw(guest, gids, MIB, 30))
     assert rc == 0, out
     assert n == 0, n
+
+
+def test_each_device_steers_by_its_own_setting(guest, gids, steering):
+    """The WRITEs' data arrives at sroce1 in the sender's bursts: with
+    steering on at sroce1 alone it is steered there; with it on at
+    sroce0 alone, sroce1 receives everything in place."""
+    steer(guest, 0, ["sroce0"])
+    (rc, out), n = steered(guest, lambda: write_bw(guest, gids, MIB, 30), ["sroce1"])
+    assert rc == 0 and n > 0, (n, out)
+    steer(guest, 1, ["sroce0"])
+    steer(guest, 0, ["sroce1"])
+    (rc, out), n = steered(guest, lambda: write_bw(guest, gids, MIB, 30), ["sroce1"])
+    assert rc == 0 and n == 0, (n, out)
 
 
 def test_order_holds_with_packets_lost(guest, gids, steering):

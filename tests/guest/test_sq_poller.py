@@ -14,7 +14,8 @@ from verbs_apps import SERVER_IP, TRACE, gid_index, link_counters, run_pair
 # Core: runs on every Debian release with --releases (scripts/test).
 ALL_RELEASES = True
 
-PARAM = "/sys/module/sroce/parameters/sq_poll_idle_us"
+SETTING = "/sys/class/infiniband/%s/sq_poll_idle_us"
+DEVICES = ("sroce0", "sroce1")
 WRS = 5000
 
 
@@ -27,10 +28,16 @@ def gids(guest):
 
 @pytest.fixture
 def idle_us(guest):
-    """Sets sq_poll_idle_us for one test; the default again after it."""
-    default = guest.run("cat %s" % PARAM, check=True).stdout.strip()
-    yield lambda us: guest.run("echo %d > %s" % (us, PARAM), check=True)
-    guest.run("echo %s > %s" % (default, PARAM), check=True)
+    """Sets both devices' sq_poll_idle_us for one test; the default again
+    after it."""
+    default = guest.run("cat " + SETTING % "sroce0", check=True).stdout.strip()
+    assert default == "2000", default
+
+    def set_all(us):
+        for d in DEVICES:
+            guest.run("echo %s > %s" % (us, SETTING % d), check=True)
+    yield set_all
+    set_all(default)
 
 
 def stream(guest, gids, iters=WRS, qp_args="", test="ib_write_bw -s 4096"):

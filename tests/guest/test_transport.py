@@ -127,7 +127,7 @@ def test_perftest_loopback(guest, gids, cmd):
 
 
 LO_PACKETS = "cat /sys/class/net/lo/statistics/rx_packets"
-BYPASS = "/sys/module/sroce/parameters/loopback_bypass"
+BYPASS = "/sys/class/infiniband/sroce0/loopback_bypass"
 
 
 @pytest.mark.first_release_only
@@ -135,8 +135,8 @@ def test_loopback_bypass(guest, gids):
     """A device talking to itself skips the IP stack (localrx.c), as rxe
     and a NIC's internal loopback do: its packets never pass lo, whose
     counter stands still but for the applications' own TCP exchange.
-    With loopback_bypass=0 they take the stack's way, through lo.  The
-    data is checked either way (-c)."""
+    With the device's loopback_bypass at 0 they take the stack's way,
+    through lo.  The data is checked either way (-c)."""
     g, iters = gids["sroce0"], 500
     app = "ibv_rc_pingpong -d sroce0 -g %d -s 4096 -n %d -c" % (g, iters)
     through_lo = {}
