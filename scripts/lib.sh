@@ -46,14 +46,24 @@ sroce_kernel_file() {
 # against; nothing hard-codes the Debian ABI suffix.  With SYSROOT: the
 # newest in that root file system (a release root of scripts/distro-root).
 sroce_kernel_version() {
-	local sysroot=${1:-} f v best=
+	local sysroot=${1:-} f v best= kdir link
 	for f in "$sysroot"/boot/vmlinuz-* "$sysroot"/usr/lib/modules/*/vmlinuz*; do
 		case $f in
 		"$sysroot"/boot/vmlinuz-*) v=${f#"$sysroot"/boot/vmlinuz-} ;;
 		*/vmlinuz | */vmlinuz.unsigned) v=${f%/vmlinuz*} v=${v##*/} ;;
 		*) continue ;;
 		esac
-		[ -e "$sysroot/lib/modules/$v/build/Makefile" ] || continue
+		# Its headers.  The build link is absolute in bookworm's packaging
+		# (6.1 and its 6.12 backport): read it inside the sysroot.
+		kdir=$sysroot/lib/modules/$v/build
+		if [ -L "$kdir" ]; then
+			link=$(readlink "$kdir")
+			case $link in
+			/*) kdir=$sysroot$link ;;
+			*) kdir=$sysroot/lib/modules/$v/$link ;;
+			esac
+		fi
+		[ -e "$kdir/Makefile" ] || continue
 		if [ -z "$best" ] || dpkg --compare-versions "$v" gt "$best"; then
 			best=$v
 		fi
@@ -89,11 +99,25 @@ sroce_qemu() {
 }
 
 # The releases scripts/build --distro and scripts/vm-run --distro know;
-# bookworm is the host itself.
+# bookworm is the host itself.  The other three are a release's user space
+# with the newer kernel Debian offers its users (scripts/distro-root):
+# bookworm-backports (6.12.y with rdma-core 44), trixie-backports and
+# experimental (sid with the next release candidate).
+SROCE_KERNEL_SUITES="bookworm-backports trixie-backports experimental"
 sroce_check_distro() {
 	case $1 in
-	trixie | sid) ;;
-	*) die "unknown release '$1' (trixie, sid; bookworm is the host itself)" ;;
+	trixie | sid | bookworm-backports | trixie-backports | experimental) ;;
+	*) die "unknown release '$1' (trixie, sid, $SROCE_KERNEL_SUITES; bookworm is the host itself)" ;;
+	esac
+}
+
+# sroce_distro_base NAME: the release whose user space a root NAME has.
+sroce_distro_base() {
+	case $1 in
+	bookworm-backports) echo bookworm ;;
+	trixie-backports) echo trixie ;;
+	experimental) echo sid ;;
+	*) echo "$1" ;;
 	esac
 }
 

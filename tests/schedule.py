@@ -26,13 +26,18 @@ from hostshare import LOCKS_ENV
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COSTS = os.path.join(ROOT, "docs", "test-time.json")
 RELEASES = ("bookworm", "trixie", "sid")
+# A release's user space with the newer kernel Debian offers it
+# (scripts/distro-root): run by name (--releases, --distro), never in "all".
+KERNEL_SUITES = ("bookworm-backports", "trixie-backports", "experimental")
 # What a unit that is in no measured run is taken to cost.
 DEFAULT_COST = 60.0
 # A guest boot and its state snapshot under TCG, with another guest
 # beside it (25-30 s alone, up to 47 s on a busy host at 2d1ccb3).
 BOOT_SECONDS = 40.0
 UNITS_FILE = "units.json"
-_RELEASE_IN_ID = re.compile(r"[\[-](%s)[\]-]" % "|".join(RELEASES))
+# Longest first: "bookworm-backports" before "bookworm".
+_RELEASE_IN_ID = re.compile(r"[\[-](%s)[\]-]" % "|".join(
+    sorted(RELEASES + KERNEL_SUITES, key=len, reverse=True)))
 
 
 def release_of(nodeid):
@@ -52,7 +57,7 @@ def unit_of(nodeid):
 
 def unit_release(unit):
     """The release of a unit (unit_of), or None for a host test module."""
-    m = re.search(r"\[(\w+)\]$", unit)
+    m = re.search(r"\[([\w-]+)\]$", unit)
     return m.group(1) if m else None
 
 

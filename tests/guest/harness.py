@@ -169,6 +169,11 @@ def log_command(cmd, res, seconds):
                             "host": round(seconds, 3)}) + "\n")
 
 
+# scripts/distro-root's kernel suites: a release's user space with the
+# newer kernel Debian offers it (scripts/lib.sh, sroce_distro_base).
+USERSPACE_OF = {"bookworm-backports": "bookworm", "trixie-backports": "trixie",
+                "experimental": "sid"}
+
 class GuestDied(Exception):
     pass
 
@@ -212,6 +217,9 @@ class Guest:
                  cmdline=None):
         self.out = str(out_dir)
         self.distro = distro if distro != "bookworm" else None
+        # The release whose user space (rdma-core, perftest, UCX) the guest
+        # runs: a kernel suite's root is its release's with a newer kernel.
+        self.userspace = USERSPACE_OF.get(self.distro, self.distro or "bookworm")
         self.kernel = kernel if kernel != "debian" else None
         self.slowdown = DEBUG_SLOWDOWN if self.kernel == "debug" else 1
         if self.kernel == "debug":
