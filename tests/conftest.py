@@ -38,7 +38,7 @@ RELEASES = schedule.RELEASES
 
 
 def pytest_addoption(parser):
-    parser.addoption("--distro", default=None, choices=RELEASES,
+    parser.addoption("--distro", default=None, choices=RELEASES + schedule.KERNEL_SUITES,
                      help="Debian release every guest boots (default: this "
                           "machine's, bookworm)")
     parser.addoption("--packages", action="store_true",
@@ -154,15 +154,16 @@ def in_guest_order(items, kernel):
     own order interleaves releases and puts those tests mid-module when
     tests are parametrized both by the module-scoped release and by the
     function: every change of release is another guest boot.  Host tests
-    come first; then the guest modules release by release, those that ask
-    for the same kind of guest side by side, so one guest can serve them
-    in turn (GuestPool)."""
+    come first (but for runs_last ones, after everything); then the guest
+    modules release by release, those that ask for the same kind of guest
+    side by side, so one guest can serve them in turn (GuestPool)."""
     groups = {}
     for item in items:
         path, rel = _group(item)
         if (path, rel) not in groups:
             kind = "" if rel is None else guest_kind(item.module, rel, kernel)[1]
-            groups[(path, rel)] = (rel is not None,
+            groups[(path, rel)] = (item.get_closest_marker("runs_last") is not None,
+                                   rel is not None,
                                    RELEASES.index(rel) if rel in RELEASES else -1,
                                    kind, len(groups))
     return sorted(items, key=lambda item: (groups[_group(item)], _lateness(item)))
