@@ -214,8 +214,25 @@ def run_bw(w, pair, s):
 def run_lat(w, pair, s):
     p = w.params
     out, _, _ = pair.perftest(p["tool"], ["-s", str(p["size"]), "-n",
-                                          str(s.lat_iters)], timeout=s.timeout)
+                                          str(s.lat_iters)] + list(p.get("extra", ())),
+                              timeout=s.timeout)
     r = parsers.perftest_lat(out)
+    r["output"] = out[-400:]
+    return r
+
+
+def run_pingpong(w, pair, s):
+    """ibv_rc_pingpong: microseconds per round trip, the application
+    spinning on its CQ or (events) asleep on its completion channel."""
+    p = w.params
+
+    def argv(ep, target):
+        return ["ibv_rc_pingpong", "-d", ep.dev, "-g", str(ep.gid_index()),
+                "-p", "{port}", "-s", str(p["size"]), "-n", str(s.lat_iters)] + (
+                    ["-e"] if p["events"] else []) + target
+    out, _, _ = pair.run(argv(pair.server, []), argv(pair.client, [pair.server.ip]),
+                         s.timeout)
+    r = parsers.rc_pingpong(out)
     r["output"] = out[-400:]
     return r
 
@@ -375,7 +392,8 @@ def run_tcp(w, pair, s):
     return {"gbps": parsers.iperf3_gbps(out)}
 
 
-RUNNERS = {"bw": run_bw, "lat": run_lat, "cpu": run_cpu, "tcp": run_tcp,
+RUNNERS = {"bw": run_bw, "lat": run_lat, "pingpong": run_pingpong, "cpu": run_cpu,
+           "tcp": run_tcp,
            "syscalls": run_syscalls, "scaling": run_scaling, "fanout": run_fanout,
            "qp_memory": run_qp_memory}
 

@@ -89,6 +89,19 @@ def perftest_lat(text):
     raise ParseError("no perftest latency report in:\n" + _tail(text))
 
 
+_PINGPONG = re.compile(r"(\d+) iters in [\d.]+ seconds = ([\d.]+) usec/iter")
+
+
+def rc_pingpong(text):
+    """ibv_rc_pingpong's summary line: {'us_per_rt', 'iterations'} (each
+    iteration is one message each way, a round trip)."""
+    found = _PINGPONG.findall(text)
+    if not found:
+        raise ParseError("no ibv_rc_pingpong summary in:\n" + _tail(text))
+    iters, us = found[-1]
+    return {"us_per_rt": float(us), "iterations": int(iters)}
+
+
 def perf_stat_counts(text):
     """`perf stat -x,` output -> [(event, count)] in the order the events
     were given (perf prints them so; the same tracepoint twice with

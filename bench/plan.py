@@ -105,6 +105,19 @@ def loopback_workloads(s):
                 "%s_lat/%s" % (verb, size_label(size)), "lat", "typical_us",
                 "us", False, also=("p99_us",),
                 params=dict(tool="ib_%s_lat" % verb, size=size)))
+    # Completions as most applications, libraries and kernel consumers
+    # wait for them: asleep on the completion channel (-e), not spinning
+    # on the CQ.  perftest's -e is ib_send_lat's; ibv_rc_pingpong is
+    # rdma-core's own example, run both ways so the two sit side by side.
+    for size in (2, 4 * KIB):
+        w.append(Workload(
+            "send_lat_events/%s" % size_label(size), "lat", "typical_us",
+            "us", False, also=("p99_us",),
+            params=dict(tool="ib_send_lat", size=size, extra=("-e",))))
+    for events in (False, True):
+        w.append(Workload(
+            "rc_pingpong%s/64B" % ("_events" if events else ""), "pingpong",
+            "us_per_rt", "us", False, params=dict(size=64, events=events)))
     w.append(Workload("cpu_per_gib/write/64KiB", "cpu", "cpu_s_per_gib",
                       "CPU s/GiB", False, also=("kernel_cpu_s_per_gib",),
                       params=dict(size=64 * KIB)))

@@ -53,6 +53,13 @@ def test_latency_report():
         parsers.perftest_lat(sample("write_bw_gbits.txt"))
 
 
+def test_rc_pingpong_round_trip():
+    r = parsers.rc_pingpong(sample("rc_pingpong.txt"))
+    assert r == {"us_per_rt": 32.99, "iterations": 200}
+    with pytest.raises(parsers.ParseError):
+        parsers.rc_pingpong(sample("send_lat.txt"))
+
+
 def test_latency_without_a_stdev_still_counts_but_inf_is_an_error():
     r = parsers.perftest_lat(sample("send_lat_nan_stdev.txt"))
     assert r["typical_us"] == 3975.51
