@@ -80,6 +80,22 @@ def wait_disk(guest, host_driver, model=MODEL):
     return None
 
 
+def iser_login(guest, iqn, portal, model=MODEL, log_cmd=None):
+    """A node record for target `iqn` at `portal` (address:port, an IPv6
+    address in brackets) on open-iscsi's iser interface, a login, the
+    session checked; returns the LUN's disk (SCSI `model`).  `log_cmd`:
+    what to show with a failed login (the target's log)."""
+    r = guest.run("iscsiadm -m node -o new -T %s -p '%s' -I iser >/dev/null && "
+                  "iscsiadm -m node -T %s -p '%s' -I iser --login"
+                  % (iqn, portal, iqn, portal), timeout=120)
+    assert r.rc == 0, ("login failed", r, guest.run(log_cmd).stdout if log_cmd else "")
+    out = guest.run("iscsiadm -m session -P 1", check=True).stdout
+    assert "Iface Transport: iser" in out and "LOGGED IN" in out, out
+    dev = wait_disk(guest, "iscsi_iser", model)
+    assert dev, ("no disk after login", r)
+    return dev
+
+
 def scsi_hosts(guest, host_driver):
     out = guest.run("for h in /sys/class/scsi_host/host*; do "
                     "[ \"$(cat $h/proc_name 2>/dev/null)\" = %s ] && echo ${h##*/}; done; true"

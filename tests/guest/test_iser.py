@@ -85,14 +85,7 @@ def _logged_out(guest, target):
 def login(guest, family="ipv4"):
     """A node record for the portal on open-iscsi's iser interface, a
     login; returns the LUN's disk."""
-    portal = PORTALS[family]
-    r = guest.run("iscsiadm -m node -o new -T %s -p '%s' -I iser >/dev/null && "
-                  "iscsiadm -m node -T %s -p '%s' -I iser --login"
-                  % (IQN, portal, IQN, portal), timeout=120)
-    assert r.rc == 0, ("login failed", r)
-    out = guest.run("iscsiadm -m session -P 1", check=True).stdout
-    assert "Iface Transport: iser" in out and "LOGGED IN" in out, out
-    return lio.wait_disk(guest, "iscsi_iser") or pytest.fail("no disk after login: %r" % r)
+    return lio.iser_login(guest, IQN, PORTALS[family])
 
 
 @pytest.mark.parametrize("family", ["ipv4", "ipv6"])

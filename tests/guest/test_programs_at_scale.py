@@ -216,14 +216,8 @@ def test_tgt_iser_target(guest, topology):
     try:
         guest.run(tgt_script(ns), timeout=60, check=True)
         before = link_counters(guest, devices[0])
-        r = guest.run("iscsiadm -m node -o new -T %s -p %s:3260 -I iser >/dev/null && "
-                      "iscsiadm -m node -T %s -p %s:3260 -I iser --login"
-                      % (TGT_IQN, ip, TGT_IQN, ip), timeout=120)
-        assert r.rc == 0, (r, guest.run("cat /tmp/tgtd.log").stdout)
-        out = guest.run("iscsiadm -m session -P 1", check=True).stdout
-        assert "Iface Transport: iser" in out and "LOGGED IN" in out, out
-        dev = lio.wait_disk(guest, "iscsi_iser", TGT_MODEL)
-        assert dev, "no disk after login"
+        dev = lio.iser_login(guest, TGT_IQN, "%s:3260" % ip, TGT_MODEL,
+                             log_cmd="cat /tmp/tgtd.log")
         assert_verified(guest, dev)
         moved = link_counters(guest, devices[0])["rx_bytes"] - before["rx_bytes"]
         assert moved >= 3 * 16 << 20, moved
