@@ -12,11 +12,13 @@ import time
 
 import pytest
 
+from schedule import KERNEL_SUITES
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("SROCE_BUILD") or os.path.join(ROOT, "build")
 KERNELS = os.path.join(BUILD, "kernels")
 STATUS = os.path.join(KERNELS, "build-kernels.status")
-SUITES = ("bookworm-backports", "trixie-backports", "experimental")
+SUITES = KERNEL_SUITES
 # Cold: the archive's headers (~15 MB a kernel), two release roots if
 # they are not there yet, and three module builds at nice 10.
 TIMEOUT = 1800
