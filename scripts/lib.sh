@@ -28,6 +28,22 @@ sroce_install() {
 			"${missing[@]}" >/dev/null
 }
 
+# sroce_side_apt DIR SOURCE_LINE...: apt configured on the side, all of
+# it in DIR (its sources.list, lists and downloads), for packages that are
+# unpacked, never installed; sets SROCE_APT_OPTS for apt-get and apt-cache.
+# The host's own apt sources and state stay untouched.  The archive here
+# is a snapshot: its Release files may be past their Valid-Until.
+sroce_side_apt() {
+	local dir=$1
+	shift
+	mkdir -p "$dir/lists/partial" "$dir/archives/partial"
+	printf '%s\n' "$@" >"$dir/sources.list"
+	# shellcheck disable=SC2034  # for the caller
+	SROCE_APT_OPTS=(-o "Dir::Etc::SourceList=$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o "Dir::State::Lists=$dir/lists" -o "Dir::Cache::Archives=$dir/archives"
+		-o 'Acquire::Check-Valid-Until=false' -o APT::Sandbox::User=root -qq)
+}
+
 # sroce_kernel_file VERSION NAME [SYSROOT]: where Debian put kernel
 # VERSION's NAME (vmlinuz or config).  Up to 7.2 its packages put them in
 # /boot as NAME-VERSION; from 7.3 (trixie-backports, experimental) in
