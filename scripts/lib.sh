@@ -114,17 +114,87 @@ sroce_qemu() {
 	echo "${SROCE_QEMU_CMD[0]}"
 }
 
-# The releases scripts/build --distro and scripts/vm-run --distro know;
-# bookworm is the host itself.  The other three are a release's user space
-# with the newer kernel Debian offers its users (scripts/distro-root):
-# bookworm-backports (6.12.y with rdma-core 44), trixie-backports and
-# experimental (sid with the next release candidate).
+# sroce_accel IMAGE INITRD: which accelerator the guests run on, KVM or
+# TCG, decided by running a guest, not by /dev/kvm's presence: on some
+# machines /dev/kvm opens and creates a VM, and even runs a few real-mode
+# instructions, but a kernel never boots (this one: under KVM, 6.1 stalls
+# early in its boot).  So the probe boots the guest's own kernel and
+# initramfs under KVM with no root to mount: the initramfs says so and
+# powers off, in about a second where KVM works.  Decided once per host
+# boot and qemu binary (cached in $SROCE_CACHE), or by SROCE_ACCEL (kvm,
+# tcg; auto is the default).  Call sroce_qemu first.  Sets SROCE_ACCEL_USED
+# (kvm or tcg) and SROCE_ACCEL_WHY (why, in a few words).
+SROCE_ACCEL_PROBE_SECONDS=20
+
+# sroce_boots_under SECONDS IMAGE INITRD QEMU_ARGS...: boots IMAGE with
+# the guest's INITRD (no root to mount, so its init powers off) under
+# QEMU_ARGS; 0 if the initramfs ran within SECONDS, 124 on the time
+# limit, else qemu's status.  SROCE_BOOT_OUTPUT: the console.
+sroce_boots_under() {
+	local seconds=$1 image=$2 initrd=$3 rc=0
+	shift 3
+	SROCE_BOOT_OUTPUT=$(timeout -k 2 "$seconds" "${SROCE_QEMU_CMD[@]}" "$@" \
+		-smp 2 -m 256 -nodefaults -display none -no-reboot -bios qboot.rom \
+		-kernel "$image" -initrd "$initrd" -append "console=ttyS0 panic=-1" \
+		-serial stdio </dev/null 2>&1) || rc=$?
+	[ $rc != 0 ] || [[ $SROCE_BOOT_OUTPUT == *"cannot mount the host root"* ]] || rc=1
+	return $rc
+}
+sroce_accel() {
+	local image=$1 initrd=$2 want=${SROCE_ACCEL:-auto} key cache rc=0
+	case $want in
+	kvm | tcg) SROCE_ACCEL_USED=$want SROCE_ACCEL_WHY="SROCE_ACCEL=$want"; return 0 ;;
+	auto) ;;
+	*) die "SROCE_ACCEL=$want: kvm, tcg or auto" ;;
+	esac
+	if [ ! -r /dev/kvm ] || [ ! -w /dev/kvm ]; then
+		SROCE_ACCEL_USED=tcg SROCE_ACCEL_WHY="no usable /dev/kvm"
+		return 0
+	fi
+	key="$(cat /proc/sys/kernel/random/boot_id 2>/dev/null) $(readlink -f "$(command -v "${SROCE_QEMU_CMD[0]}")")"
+	cache=$SROCE_CACHE/accel-probe
+	if [ -r "$cache" ] && [ "$(head -n 1 "$cache")" = "$key" ]; then
+		SROCE_ACCEL_USED=$(sed -n 2p "$cache")
+		SROCE_ACCEL_WHY="$(sed -n 3p "$cache") (probed earlier since the host booted)"
+		return 0
+	fi
+	sroce_boots_under "$SROCE_ACCEL_PROBE_SECONDS" "$image" "$initrd" -accel kvm -cpu host || rc=$?
+	case $rc in
+	0) SROCE_ACCEL_USED=kvm SROCE_ACCEL_WHY="a KVM guest booted" ;;
+	124 | 137)
+		SROCE_ACCEL_USED=tcg
+		SROCE_ACCEL_WHY="/dev/kvm opens but a KVM guest did not boot in ${SROCE_ACCEL_PROBE_SECONDS} s" ;;
+	*)
+		SROCE_ACCEL_USED=tcg
+		SROCE_ACCEL_WHY="qemu could not run a KVM guest (status $rc: $(grep -m1 -i error <<<"$SROCE_BOOT_OUTPUT" | cut -c1-80))" ;;
+	esac
+	if mkdir -p "$SROCE_CACHE" 2>/dev/null; then
+		{ printf '%s\n%s\n%s\n' "$key" "$SROCE_ACCEL_USED" "$SROCE_ACCEL_WHY" >"$cache.$$" &&
+			mv "$cache.$$" "$cache"; } 2>/dev/null || rm -f "$cache.$$"
+	fi
+}
+
+# The releases scripts/build --distro and scripts/vm-run --distro know,
+# each a root the project builds (scripts/distro-root).  Without --distro
+# a guest boots this machine's own root, which must then be Debian 12
+# (scripts/setup); --distro bookworm boots a bookworm root the project
+# built, on any Linux host.  The other three are a release's user space
+# with the newer kernel Debian offers its users: bookworm-backports
+# (6.12.y with rdma-core 44), trixie-backports and experimental (sid with
+# the next release candidate).
 SROCE_KERNEL_SUITES="bookworm-backports trixie-backports experimental"
 sroce_check_distro() {
 	case $1 in
-	trixie | sid | bookworm-backports | trixie-backports | experimental) ;;
-	*) die "unknown release '$1' (trixie, sid, $SROCE_KERNEL_SUITES; bookworm is the host itself)" ;;
+	bookworm | trixie | sid | bookworm-backports | trixie-backports | experimental) ;;
+	*) die "unknown release '$1' (bookworm, trixie, sid, $SROCE_KERNEL_SUITES)" ;;
 	esac
+}
+
+# Whether this machine is Debian 12, whose own root a guest can boot once
+# scripts/setup has installed what it needs.
+sroce_host_is_bookworm() {
+	# shellcheck disable=SC1091
+	(. /etc/os-release 2>/dev/null && [ "${ID:-}" = debian ] && [ "${VERSION_CODENAME:-}" = bookworm ])
 }
 
 # sroce_distro_base NAME: the release whose user space a root NAME has.
