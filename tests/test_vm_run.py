@@ -1,5 +1,6 @@
 """scripts/vm-run itself: status, output and timeouts."""
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -24,6 +25,34 @@ def test_prints_guest_kernel_and_exits_zero():
     r = vm_run("--", "cat", "/proc/version")
     assert r.returncode == 0, r.stderr
     assert "Debian" in r.stdout and r.stdout.startswith("Linux version")
+
+
+def test_the_accelerator_is_named_on_one_line():
+    r = vm_run("--", "true")
+    assert r.returncode == 0, r.stderr
+    said = [l for l in r.stderr.splitlines() if l.startswith("vm-run: accelerator: ")]
+    assert len(said) == 1, r.stderr
+    assert re.match(r"vm-run: accelerator: (kvm|tcg) \(.+\)$", said[0]), said
+
+
+def boots_under(seconds, *accel):
+    """scripts/lib.sh's sroce_boots_under, the KVM probe's test of a
+    working accelerator, with the bookworm guest's kernel and initramfs."""
+    script = ('. "$1/scripts/lib.sh"; sroce_qemu >/dev/null; shift; '
+              'KVER=$(sroce_kernel_version); '
+              'sroce_boots_under "$1" "$SROCE_BUILD/guest/vmlinux-$KVER" '
+              '"$SROCE_BUILD/guest/initramfs.cpio.gz" "${@:2}"')
+    return subprocess.run(["bash", "-c", script, "probe", ROOT, str(seconds), *accel],
+                          capture_output=True, text=True, timeout=seconds + 30)
+
+
+def test_the_kvm_probe_tells_a_booting_guest_from_a_stalled_one():
+    """The probe boots the guest's own kernel and initramfs; only their
+    init reaching user space counts (here /dev/kvm opens and runs a few
+    real-mode instructions, yet no kernel boots under it).  Under TCG the
+    same boot passes; cut short, it is a stall."""
+    assert boots_under(120, "-accel", "tcg").returncode == 0
+    assert boots_under(1, "-accel", "tcg").returncode == 124
 
 
 def test_failing_command_fails():
