@@ -210,11 +210,14 @@ class Guest:
     guest installs sroce from (build/ or build/<distro>/).  kernel="debug"
     boots bookworm on the debug kernel (scripts/vm-run --kernel debug,
     after scripts/build --kernel debug), with more memory and longer time
-    limits.  `cmdline` adds to the guest kernel's command line."""
+    limits.  `cmdline` adds to the guest kernel's command line.  wire="e1000e"
+    (or "virtio-net-pci") makes veth0 and veth1 two emulated NICs of that
+    model joined by a qemu wire (scripts/vm-run --wire); SROCE_GUEST_WIRE
+    does the same for every guest (the suite over real NIC drivers)."""
 
     def __init__(self, out_dir, rxe=False, mtu=None, mem=2048, smp=2,
                  timeout=3000, load=True, distro=None, kernel=None,
-                 cmdline=None):
+                 cmdline=None, wire=None):
         self.out = str(out_dir)
         self.distro = distro if distro != "bookworm" else None
         # The release whose user space (rdma-core, perftest, UCX) the guest
@@ -259,6 +262,9 @@ class Guest:
             args += ["--kernel", self.kernel]
         if cmdline:
             args += ["--append", cmdline]
+        self.wire = wire or os.environ.get("SROCE_GUEST_WIRE") or None
+        if self.wire:
+            args += ["--wire", self.wire]
         self.args = args + ["--", "/usr/bin/python3", AGENT]
         self.proc = None
         self.kernel_log = []
