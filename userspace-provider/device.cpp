@@ -16,6 +16,10 @@
  */
 #include "provider.hpp"
 
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdlib.h>
+
 #include <cstdio>
 #include <new>
 #include <string_view>
@@ -86,6 +90,29 @@ bool match_device(verbs_sysfs_dev *sysfs_dev) noexcept
 	return false;
 }
 
+LibibverbsMatch compare_libibverbs(std::string_view loaded_file,
+				   std::string_view built) noexcept
+{
+	constexpr std::string_view kStem = "libibverbs.so.";
+	const auto slash = loaded_file.rfind('/');
+	if (slash != std::string_view::npos)
+		loaded_file.remove_prefix(slash + 1);
+	if (!loaded_file.starts_with(kStem))
+		return LibibverbsMatch::unknown;
+	loaded_file.remove_prefix(kStem.size());
+	/* Only a full version (four numbers: 1.14.44.0) names a release. */
+	int dots = 0;
+	for (char c : loaded_file) {
+		if (c == '.')
+			++dots;
+		else if (c < '0' || c > '9')
+			return LibibverbsMatch::unknown;
+	}
+	if (dots != 3)
+		return LibibverbsMatch::unknown;
+	return loaded_file == built ? LibibverbsMatch::same : LibibverbsMatch::other;
+}
+
 constinit const verbs_device_ops device_ops = {
 	.name = "sroce",
 	.match_min_abi_version = SROCE_UVERBS_ABI_VERSION,
@@ -102,12 +129,43 @@ constinit const verbs_device_ops device_ops = {
 namespace {
 
 /*
+ * The file of the libibverbs that loaded us, symlinks resolved; empty if
+ * it cannot be found.
+ */
+std::string_view loaded_libibverbs(char (&path)[PATH_MAX]) noexcept
+{
+	Dl_info info{};
+	if (!dladdr(reinterpret_cast<void *>(&ibv_get_device_list), &info) ||
+	    !info.dli_fname || !realpath(info.dli_fname, path))
+		return {};
+	return path;
+}
+
+/*
  * Runs at dlopen().  device_ops is constant-initialised, so it is complete
  * before any constructor runs.  libibverbs keeps the pointer for the life
  * of the process (providers are never unloaded).
+ *
+ * Every rdma-core from 39.0 to 56.1 loads libsroce-rdmav34.so, yet the
+ * layout of what we share with libibverbs (struct verbs_qp's tail, for
+ * one) differs between them: a provider built for one and loaded by
+ * another would read and write the wrong fields.  So it registers only
+ * under the libibverbs it was built against, and says why otherwise.
  */
 [[gnu::constructor]] void register_provider() noexcept
 {
+	char path[PATH_MAX];
+	const std::string_view loaded = loaded_libibverbs(path);
+	if (compare_libibverbs(loaded, SROCE_IBVERBS_LIBVERSION) ==
+	    LibibverbsMatch::other) {
+		std::fprintf(stderr,
+			     "libsroce: Warning: built for libibverbs %s, loaded "
+			     "by %.*s; not registering (rebuild the provider "
+			     "against this rdma-core)\n",
+			     SROCE_IBVERBS_LIBVERSION,
+			     static_cast<int>(loaded.size()), loaded.data());
+		return;
+	}
 	abi::register_driver(&device_ops);
 }
 

@@ -24,6 +24,8 @@
 #include <memory>
 #include <type_traits>
 
+#include <string_view>
+
 namespace sroce {
 
 /* ------------------------------------------------------------------------
@@ -50,6 +52,17 @@ extern const verbs_device_ops device_ops;
 
 /* Claims a device iff its sysfs SROCE_ABI_SYSFS_ATTR reads SROCE_ABI_ID. */
 bool match_device(verbs_sysfs_dev *sysfs_dev) noexcept;
+
+/*
+ * Whether the libibverbs this process loaded, named by its file (Debian,
+ * Ubuntu and rdma-core's own build install it as
+ * libibverbs.so.<VERSION>, e.g. libibverbs.so.1.14.44.0), is the one the
+ * provider was built against (@built, pkg-config's version).  unknown:
+ * the name says no version.
+ */
+enum class LibibverbsMatch { same, other, unknown };
+LibibverbsMatch compare_libibverbs(std::string_view loaded_file,
+				   std::string_view built) noexcept;
 
 /* ------------------------------------------------------------------------
  * Context (context.cpp)

@@ -29,7 +29,7 @@
 #elif SROCE_IBVERBS_PABI == 65
 #include "provider_abi65.h"
 #else
-#error "unsupported SROCE_IBVERBS_PABI: sroce declares the private ABI of rdma-core 44.0 and 56.1 (34) and 65.0 (65) only"
+#error "unsupported SROCE_IBVERBS_PABI: sroce declares the private ABI of rdma-core 39.0, 44.0, 50.0 and 56.1 (34) and 65.0 (65) only"
 #endif
 
 #if SROCE_IBVERBS_PABI_VERSION != SROCE_IBVERBS_PABI

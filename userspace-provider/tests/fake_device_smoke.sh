@@ -82,4 +82,16 @@ make_sysfs "$TMP/wrongid" sroce0 sroce-999
 expect "device with another sroce ABI id is not claimed" \
 	"" "$(run_probe "$TMP/wrongid")"
 
+# Under a libibverbs of another release (a copy of this one named as
+# 1.14.99.0, found first through LD_LIBRARY_PATH) the provider registers
+# nothing and says why: the shared layouts differ between releases.
+lib=$(ldd "$PROBE" | awk '/libibverbs\.so\.1 / { print $3 }')
+mkdir -p "$TMP/otherlib"
+cp "$(readlink -f "$lib")" "$TMP/otherlib/libibverbs.so.1.14.99.0"
+ln -s libibverbs.so.1.14.99.0 "$TMP/otherlib/libibverbs.so.1"
+expect "under another release's libibverbs the provider does not register" \
+	"" "$(LD_LIBRARY_PATH=$TMP/otherlib run_probe "$TMP/renamed")"
+expect "and it says why" "1" \
+	"$(grep -c 'built for libibverbs .*libibverbs.so.1.14.99.0; not registering' "$TMP/stderr")"
+
 exit $fail

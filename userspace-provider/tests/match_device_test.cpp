@@ -198,3 +198,34 @@ TEST(DeviceLifetime, AllocDeviceReturnsZeroedDeviceAndUninitFreesIt)
 }
 
 } /* namespace */
+
+/* Which libibverbs may load us (device.cpp's constructor). */
+TEST(CompareLibibverbs, TheBuildsOwnIsTheSame)
+{
+	EXPECT_EQ(sroce::compare_libibverbs(
+			  "/usr/lib/x86_64-linux-gnu/libibverbs.so.1.14.44.0",
+			  "1.14.44.0"),
+		  sroce::LibibverbsMatch::same);
+}
+
+TEST(CompareLibibverbs, AnotherReleaseIsRefused)
+{
+	/* 50.0's verbs_qp is not 44.0's, though both load rdmav34. */
+	EXPECT_EQ(sroce::compare_libibverbs(
+			  "/usr/lib/x86_64-linux-gnu/libibverbs.so.1.14.50.0",
+			  "1.14.44.0"),
+		  sroce::LibibverbsMatch::other);
+	EXPECT_EQ(sroce::compare_libibverbs("libibverbs.so.1.14.44.1",
+					    "1.14.44.0"),
+		  sroce::LibibverbsMatch::other);
+}
+
+TEST(CompareLibibverbs, ANameWithoutAFullVersionSaysNothing)
+{
+	for (const char *name : {"/lib/libibverbs.so.1", "/lib/libibverbs.so",
+				 "", "/opt/x/libverbs-custom.so.1.14.44.0",
+				 "/lib/libibverbs.so.1.14.44.0~rc1"})
+		EXPECT_EQ(sroce::compare_libibverbs(name, "1.14.44.0"),
+			  sroce::LibibverbsMatch::unknown)
+			<< name;
+}
