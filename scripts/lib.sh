@@ -114,18 +114,6 @@ sroce_qemu() {
 	echo "${SROCE_QEMU_CMD[0]}"
 }
 
-# sroce_accel IMAGE INITRD: which accelerator the guests run on, KVM or
-# TCG, decided by running a guest, not by /dev/kvm's presence: on some
-# machines /dev/kvm opens and creates a VM, and even runs a few real-mode
-# instructions, but a kernel never boots (this one: under KVM, 6.1 stalls
-# early in its boot).  So the probe boots the guest's own kernel and
-# initramfs under KVM with no root to mount: the initramfs says so and
-# powers off, in about a second where KVM works.  Decided once per host
-# boot and qemu binary (cached in $SROCE_CACHE), or by SROCE_ACCEL (kvm,
-# tcg; auto is the default).  Call sroce_qemu first.  Sets SROCE_ACCEL_USED
-# (kvm or tcg) and SROCE_ACCEL_WHY (why, in a few words).
-SROCE_ACCEL_PROBE_SECONDS=20
-
 # sroce_boots_under SECONDS IMAGE INITRD QEMU_ARGS...: boots IMAGE with
 # the guest's INITRD (no root to mount, so its init powers off) under
 # QEMU_ARGS; 0 if the initramfs ran within SECONDS, 124 on the time
@@ -140,6 +128,18 @@ sroce_boots_under() {
 	[ $rc != 0 ] || [[ $SROCE_BOOT_OUTPUT == *"cannot mount the host root"* ]] || rc=1
 	return $rc
 }
+
+# sroce_accel IMAGE INITRD: which accelerator the guests run on, KVM or
+# TCG, decided by running a guest, not by /dev/kvm's presence: on some
+# machines /dev/kvm opens and creates a VM, and even runs a few real-mode
+# instructions, but a kernel never boots (this one: qemu aborts on -cpu
+# host, and under -cpu qemu64 6.1 stalls early in its boot).  So the probe boots the guest's own kernel and
+# initramfs under KVM with no root to mount: the initramfs says so and
+# powers off, in about a second where KVM works.  Decided once per host
+# boot and qemu binary (cached in $SROCE_CACHE), or by SROCE_ACCEL (kvm,
+# tcg; auto is the default).  Call sroce_qemu first.  Sets SROCE_ACCEL_USED
+# (kvm or tcg) and SROCE_ACCEL_WHY (why, in a few words).
+SROCE_ACCEL_PROBE_SECONDS=20
 sroce_accel() {
 	local image=$1 initrd=$2 want=${SROCE_ACCEL:-auto} key cache rc=0
 	case $want in
