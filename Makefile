@@ -12,14 +12,16 @@ module:
 	kernel/compat/configure $(KDIR) $(CURDIR)/sroce_config.h
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
+# The provider alone (userspace-provider/ builds on its own): no host
+# tests or benchmarks, so no googletest or Google Benchmark needed.
 provider:
-	cmake -S . -B $(BUILD) -DSROCE_SANITIZE=OFF
-	cmake --build $(BUILD) -j
+	cmake -S userspace-provider -B $(BUILD)/provider -DSROCE_BUILD_PROVIDER_TESTS=OFF
+	cmake --build $(BUILD)/provider -j
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
 	depmod -a $(KVER)
-	cmake --install $(BUILD)
+	cmake --install $(BUILD)/provider
 
 # The module through DKMS, for distributions without our packages
 # (scripts/dkms-install says what it needs); the running kernel unless
