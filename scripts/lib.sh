@@ -275,7 +275,8 @@ sroce_dkms_tree() {
 }
 
 # sroce_in_root ROOT [--bind PATH]... -- COMMAND...: runs COMMAND chrooted
-# into a release root with /proc, /dev, a private /tmp and each PATH (at
+# into a root (a release root, scripts/bare-host's chroot) with /proc, /dev,
+# a private /tmp and each PATH (at
 # its own path) mounted, in a mount namespace of its own: the mounts are
 # seen by this command alone and vanish with it however it ends, so
 # concurrent users of one root never collide and none is left behind.
@@ -292,6 +293,10 @@ sroce_in_root() {
 		set -eu
 		root=$1 nbinds=$2
 		shift 2
+		# The root a mount point of its own, as a container'\''s is: a
+		# chroot nested in it (a release root built from a chroot,
+		# scripts/bare-host) can then make its propagation private.
+		mount --bind "$root" "$root"
 		mount --bind /proc "$root/proc"
 		mount --bind /dev "$root/dev"
 		mount -t tmpfs -o mode=1777 tmp "$root/tmp"

@@ -49,9 +49,7 @@ def test_verified_rc_pingpong(guest, family):
     else:
         g = (gid_index(guest, "sroce0", "2001:db8:5100::1"),
              gid_index(guest, "sroce1", "2001:db8:5100::2"))
-    rc, out = run_pair(guest, "ibv_rc_pingpong -d sroce1 -g %d -c -n 100 -s 4096" % g[1],
-                       "ibv_rc_pingpong -d sroce0 -g %d -c -n 100 -s 4096 %s"
-                       % (g[0], SERVER_IP), timeout=180)
+    rc, out = rc_pingpong(guest, g, "-c -n 100 -s 4096", timeout=180)
     assert rc == 0, out
     assert out.count("100 iters in") == 2, out
 
