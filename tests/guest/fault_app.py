@@ -6,6 +6,10 @@ loopback on one device, with the fault rule installed once the QPs exist
         OP is write, read or send; each iteration moves SIZE bytes of a
         fresh pattern and compares them at the far end.  -> JSON: verified
         iterations, the first failed completion, the rule's listing
+    fault_app.py rc_flap DEV GID ITERS SIZE FLAP_MS AT
+        RDMA WRITEs as rc does, with `flap FLAP_MS` written to the port's
+        link file just before iteration AT posts: that WRITE's first
+        packets meet the downed port whatever the machine's speed.
     fault_app.py ud DEV GID COUNT [RULE]
         COUNT numbered UD sends alternately to receivers A and B.  -> JSON:
         the numbers each received, the rule's listing
@@ -46,6 +50,7 @@ from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import RecvWR, SGE, SendWR
 
 FAULTS = "/sys/kernel/debug/sroce/%s/faults"
+LINK = "/sys/kernel/debug/sroce/%s/link"
 REMOTE_ALL = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_READ |
               e.IBV_ACCESS_REMOTE_WRITE)
 STATUS = {getattr(e, n): n for n in dir(e) if n.startswith("IBV_WC_") and
@@ -122,7 +127,7 @@ def rc_connect(ctx, qp, remote_qpn, gid_index, rnr_retry, dgid=None):
     qp.to_rts(attr)
 
 
-def cmd_rc(dev, gid_index, op, iters, size, rule="", rnr_retry=7):
+def cmd_rc(dev, gid_index, op, iters, size, rule="", rnr_retry=7, flap=None):
     ctx = Context(name=dev)
     pd = PD(ctx)
     cq, tcq = CQ(ctx, 8), CQ(ctx, 8)
@@ -147,6 +152,11 @@ def cmd_rc(dev, gid_index, op, iters, size, rule="", rnr_retry=7):
             tqp.post_recv(RecvWR(num_sge=1, sg=[SGE(remote.buf, size, remote.lkey)]))
         else:
             wr.set_wr_rdma(remote.rkey, remote.buf)
+        if flap and i == flap[1]:
+            # A flap timed from outside can fall between two WRITEs,
+            # while this loop makes and checks patterns, and lose nothing.
+            with open(LINK % dev, "w") as f:
+                f.write("flap %d\n" % flap[0])
         qp.post_send(wr)
         wc = wait_wc(cq)
         if wc is None or wc.status != e.IBV_WC_SUCCESS:
@@ -276,6 +286,9 @@ def main(argv):
     if cmd == "rc":
         cmd_rc(argv[2], int(argv[3]), argv[4], int(argv[5]), int(argv[6]),
                *(argv[7:8]), *(int(a) for a in argv[8:9]))
+    elif cmd == "rc_flap":
+        cmd_rc(argv[2], int(argv[3]), "write", int(argv[4]), int(argv[5]),
+               flap=(int(argv[6]), int(argv[7])))
     elif cmd == "ud":
         cmd_ud(argv[2], int(argv[3]), int(argv[4]), *argv[5:6])
     elif cmd == "late_recv":
