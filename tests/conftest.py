@@ -104,10 +104,19 @@ def pytest_collection_modifyitems(config, items):
     first release of the run: they repeat a path another test covers on
     every release, and CI's 90 minutes are shared by three releases.
     debug_kernel tests need the debug kernel's detectors (Debian's kernel
-    has no kmemleak, KASAN...): deselected without --kernel debug."""
+    has no kmemleak, KASAN...): deselected without --kernel debug.  A
+    module that boots several releases at once (NEEDS_RELEASES) is
+    deselected from a run that does not build them all, and from a run
+    on the debug kernel."""
     keep, drop = [], []
     debug = config.getoption("kernel") == "debug"
+    wanted = (config.getoption("releases") or "").replace("all", ",".join(RELEASES))
+    built = set(filter(None, wanted.split(","))) | {config.getoption("distro") or "bookworm"}
     for item in items:
+        needs = set(getattr(item.module, "NEEDS_RELEASES", ()))
+        if needs and (debug or not needs <= built):
+            drop.append(item)
+            continue
         if item.get_closest_marker("packages") and not config.getoption("packages"):
             drop.append(item)
             continue

@@ -104,6 +104,18 @@ def test_debug_kernel_boots_bookworm_only():
     assert r.returncode == 4 and "bookworm only" in r.stdout + r.stderr, r.stdout + r.stderr
 
 
+@pytest.mark.parametrize("args, why", [
+    (["--cable", "/tmp:0"], "needs --wire"),
+    (["--wire", "virtio-net-pci", "--cable", "/tmp:2"], "END is 0 or 1"),
+    (["--wire", "virtio-net-pci", "--cable", "/no/such/folder:0"], "not a folder"),
+    (["--wire", "virtio-net-pci", "--cable", "/tmp:0", "--topology", "single"],
+     "its own topology"),
+])
+def test_a_cable_is_checked_before_any_boot(args, why):
+    r = vm_run("--check", *args, "--", "true", timeout=30)
+    assert r.returncode != 0 and why in r.stderr, r.stderr
+
+
 def qemus_with(marker):
     """pids of the qemu processes whose command line holds `marker`."""
     found = []

@@ -213,11 +213,14 @@ class Guest:
     limits.  `cmdline` adds to the guest kernel's command line.  wire="e1000e"
     (or "virtio-net-pci") makes veth0 and veth1 two emulated NICs of that
     model joined by a qemu wire (scripts/vm-run --wire); SROCE_GUEST_WIRE
-    does the same for every guest (the suite over real NIC drivers)."""
+    does the same for every guest (the suite over real NIC drivers).
+    cable=(folder, end) with wire: the guest is one end of a wire to
+    another guest (scripts/vm-run --cable), with one NIC, vethEND, and one
+    device, sroceEND (rxeEND with rxe)."""
 
     def __init__(self, out_dir, rxe=False, mtu=None, mem=2048, smp=2,
                  timeout=3000, load=True, distro=None, kernel=None,
-                 cmdline=None, wire=None):
+                 cmdline=None, wire=None, cable=None):
         self.out = str(out_dir)
         self.distro = distro if distro != "bookworm" else None
         # The release whose user space (rdma-core, perftest, UCX) the guest
@@ -265,6 +268,8 @@ class Guest:
         self.wire = wire or os.environ.get("SROCE_GUEST_WIRE") or None
         if self.wire:
             args += ["--wire", self.wire]
+        if cable:
+            args += ["--cable", "%s:%d" % cable]
         self.args = args + ["--", "/usr/bin/python3", AGENT]
         self.proc = None
         self.kernel_log = []
