@@ -12,8 +12,10 @@ What runs across: data-checked RC ping-pong over IPv4 (each kernel the
 server once) and IPv6, UD ping-pong, RDMA WRITE, READ, SEND and atomics
 with perftest (each kernel the requester once), rping through rdma_cm
 (address and route resolution over the driver), interop with the other
-kernel's rxe both ways, and a full transmit ring, which must be a pause
-and never a loss (tx_queue_stopped, tx_resent, no timeout).
+kernel's rxe both ways, a full transmit ring, which must be a pause and
+never a loss (tx_queue_stopped, tx_resent, no timeout), a bad wire (loss,
+corruption) costing no byte, and ECN marks that
+the other kernel turns into CNPs for the sender.
 
 virtio-net: qemu's e1000e loses a frame now and then under load (see
 test_emulated_nics.py), which would make the full ring's "no timeout"
@@ -25,7 +27,8 @@ guest of the pool runs beside these two."""
 import pytest
 
 from harness import Guest, GuestDied
-from verbs_apps import CLIENT_IP, SERVER_IP, gid_index, link_counters, until_cm_listens
+from verbs_apps import (CLIENT_IP, SERVER_IP, gid_index, impair_data_packets,
+                        link_counters, until_cm_listens)
 import conftest
 
 pytestmark = pytest.mark.runs_last
@@ -252,3 +255,94 @@ def test_a_full_transmit_ring_is_a_pause_not_a_loss(ends, sender):
     assert delta[sender]["tx_resent"] > 0, delta[sender]
     for d in delta:
         assert d["timeouts"] == 0 and d["retransmits"] == 0, d
+
+
+# Loss (each kernel's retransmit timer and NAK path) and corruption (each
+# kernel's ICRC engine checking the other's: on 6.1 one of sroce's own
+# (crc_simd.c; 6.1's crc32_le() is the generic one), on 7.2 the kernel's
+# accelerated crc32_le()).  Duplicates and
+# reordering meet kernel/proto's sequence logic, the same code on every
+# kernel, which test_lossy_links.py runs on each release.
+IMPAIRMENTS = {"loss": "loss 1%", "corrupt": "corrupt 0.1%"}
+
+
+@pytest.mark.parametrize("name", sorted(IMPAIRMENTS))
+def test_a_bad_wire_costs_no_byte(ends, name):
+    """netem on both NICs' egress, on data packets (test_lossy_links.py's
+    impairments): 16 MiB each way in data-checked RC round trips of
+    64 KiB, every byte right, and each kernel's recovery shows in its
+    counters: retransmits after loss, ICRC errors caught after corruption
+    (each end checks the other kernel's ICRC)."""
+    for e in ends:
+        impair_data_packets(e.guest, "veth%d" % e.end, IMPAIRMENTS[name])
+    before = [counters(e) for e in ends]
+    try:
+        server, client = ends[1], ends[0]
+        ok, out = across(server, "ibv_rc_pingpong -d %s -g %d -s 65536 -n 256 -c"
+                         % (server.dev, server.gid()),
+                         client, "ibv_rc_pingpong -d %s -g %d -s 65536 -n 256 -c %s"
+                         % (client.dev, client.gid(), server.ip), timeout=600)
+    finally:
+        for e in ends:
+            e.guest.run("tc qdisc del dev veth%d root" % e.end)
+    delta = [{k: v - b.get(k, 0) for k, v in counters(e).items()}
+             for e, b in zip(ends, before)]
+    print(name, "\n6.1:", delta[0], "\n7.2:", delta[1])
+    assert ok, out
+    assert out.count("256 iters in") == 2, out
+    for d in delta:
+        assert d["completion_errors"] == 0, d
+    both = {k: delta[0][k] + delta[1][k] for k in delta[0]}
+    counter = {"loss": "retransmits", "corrupt": "rx_icrc_errors"}[name]
+    assert both[counter] > 0, delta
+
+
+# test_congestion.py's bottleneck and DCQCN timers for a slow path.
+BOTTLENECK = "10000kbit"
+SLOW_PATH_DCQCN = {
+    "rate_period_ns": 100_000_000, "alpha_period_ns": 10_000_000,
+    "cnp_interval_ns": 10_000_000, "rate_reduce_period_ns": 10_000_000,
+    "ai_rate_kbps": 250, "hai_rate_kbps": 1000, "byte_reset": 512_000,
+    "min_rate_kbps": 500,
+}
+CC = "/sys/class/infiniband/%s/cc/%s"
+
+
+@pytest.mark.parametrize("sender", [0, 1], ids=["6.1_sends", "7.2_sends"])
+def test_ecn_marks_slow_the_other_kernels_sender(ends, sender):
+    """DCQCN between kernels: the sender's egress is a 10 Mbit/s RED queue
+    that CE-marks; the receiver (the other kernel) turns the marks into
+    CNPs, which reach the sender's DCQCN (cnp_rcvd), while every WRITE
+    still completes.  (test_congestion.py measures what DCQCN then does to
+    the rates, in one guest with the host alone.)"""
+    client, server = ends[sender], ends[1 - sender]
+    dev = "veth%d" % client.end
+    settings = {}
+    for name in SLOW_PATH_DCQCN:
+        settings[name] = client.guest.run("cat " + CC % (client.dev, name),
+                                          check=True).stdout.strip()
+    client.guest.run(
+        "tc qdisc add dev {d} root handle 1: htb default 1 && "
+        "tc class add dev {d} parent 1: classid 1:1 htb rate {b} ceil {b} && "
+        "tc qdisc add dev {d} parent 1:1 handle 10: red limit 200000 min 15000 "
+        "max 45000 avpkt 1100 burst 15 ecn bandwidth {b} probability 0.5 && "
+        .format(d=dev, b=BOTTLENECK) +
+        " && ".join("echo %s > %s" % (v, CC % (client.dev, k))
+                    for k, v in SLOW_PATH_DCQCN.items()), check=True)
+    before = [counters(e) for e in ends]
+    try:
+        args = "-F -q 2 -u 19 -s 65536 -D 5"
+        ok, out = across(server, "ib_write_bw -d %s -x %d %s" % (server.dev, server.gid(), args),
+                         client, "ib_write_bw -d %s -x %d %s %s"
+                         % (client.dev, client.gid(), args, server.ip), timeout=240)
+    finally:
+        client.guest.run("tc qdisc del dev %s root; " % dev +
+                         "; ".join("echo %s > %s" % (v, CC % (client.dev, k))
+                                   for k, v in settings.items()))
+    delta = [{k: v - b.get(k, 0) for k, v in counters(e).items()}
+             for e, b in zip(ends, before)]
+    print("sender:", delta[sender], "\nreceiver:", delta[1 - sender])
+    assert ok, out
+    assert delta[1 - sender]["ecn_marked_rcvd"] > 0, delta
+    assert delta[1 - sender]["cnp_sent"] > 0, delta
+    assert delta[sender]["cnp_rcvd"] > 0, delta
