@@ -415,3 +415,74 @@ def test_a_failed_run_keeps_why_it_failed(tmp_path):
     md = report.markdown(meta, {}, report.Summary(meta, recs), [])
     assert ("- loopback rxe scaling/write/4KiB/8192qp round 1: "
             "perftest reported nothing moved:") in md
+
+
+# scripts/bench --insns (bench/insn_report.py): the plugin's marks joined
+# with the guest's runs.
+import insn_report  # noqa: E402
+
+
+def insn_runs(transport, size, rep, short, long_, marks, first):
+    """Two runs (N and 3N round trips) whose marks start at `first`, costing
+    short and long_ (kernel, user) instructions."""
+    k, u = 1000 * first, 7 * first
+    for n, (kc, uc) in ((100, short), (300, long_)):
+        marks[first] = (k, u)
+        marks[first + 1] = (k + kc, u + uc)
+        yield {"transport": transport, "size": size, "iters": n, "rep": rep,
+               "start": first, "end": first + 1, "error": ""}
+        first += 2
+        k, u = k + kc + 5, u + uc + 5
+
+
+def test_insn_report_takes_the_difference_of_the_two_lengths():
+    marks, runs = {}, []
+    # Start and exit cost 9,000/500 whatever the length; a round trip
+    # 40/10 (rep 0) or 44/10 (rep 1) more.
+    runs += insn_runs("sroce", 64, 0, (9000 + 4000, 500 + 1000),
+                      (9000 + 12000, 500 + 3000), marks, 1)
+    runs += insn_runs("sroce", 64, 1, (9000 + 4400, 500 + 1000),
+                      (9000 + 13200, 500 + 3000), marks, 11)
+    raw = insn_report.per_round_trip(runs, marks)
+    assert raw[("sroce", 64)]["kernel"] == [40, 44]
+    assert raw[("sroce", 64)]["user"] == [10, 10]
+    s = insn_report.summarise(raw[("sroce", 64)])
+    assert s["total"] == pytest.approx(52) and s["reps"] == 2
+    assert s["spread"] == pytest.approx(4 / 52)
+
+
+def test_insn_report_keeps_a_failed_run_out_of_the_figures():
+    marks, runs = {}, list(insn_runs("rxe", 4096, 0, (10, 10), (30, 30), {}, 1))
+    runs[1]["error"] = "Couldn't connect to 198.51.100.1:18515"
+    raw = insn_report.per_round_trip(runs, marks)
+    assert raw[("rxe", 4096)]["kernel"] == []
+    assert raw[("rxe", 4096)]["errors"] == ["a mark is missing",
+                                             "Couldn't connect to 198.51.100.1:18515"]
+    assert insn_report.summarise(raw[("rxe", 4096)]) is None
+
+
+def test_insn_report_counts_bulk_sizes_per_kib_and_others_per_message():
+    assert insn_report.unit(64) == ("message", 2)
+    assert insn_report.unit(1048576) == ("KiB", 2048)
+
+
+SOCK_PINGPONG = os.path.join(os.environ.get("SROCE_BUILD", os.path.join(ROOT, "build")),
+                             "cmake", "bench", "tools", "sock_pingpong")
+
+
+@pytest.mark.parametrize("proto", ["tcp", "udp"])
+def test_sock_pingpong_checks_every_message_on_loopback(proto):
+    """The bench's TCP/UDP baseline (bench/tools/sock_pingpong.c) on the
+    host's loopback: both ends finish and say what they moved."""
+    import socket
+    import subprocess
+    with socket.socket() as s:     # a free port, for both protocols here
+        s.bind(("127.0.0.1", 0))
+        port = str(s.getsockname()[1])
+    args = [SOCK_PINGPONG, proto, "-s", "4096", "-n", "200", "-p", port]
+    server = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
+    client = subprocess.run(args + ["127.0.0.1"], capture_output=True, text=True,
+                            timeout=30)
+    out, _ = server.communicate(timeout=30)
+    assert client.returncode == 0 and server.returncode == 0, client.stderr
+    assert out.strip() == client.stdout.strip() == "200 iters of 4096 bytes over " + proto

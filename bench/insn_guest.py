@@ -1,0 +1,167 @@
+#!/usr/bin/python3
+"""Runs in a scripts/vm-run --rxe guest loaded with the instruction-counting
+plugin (scripts/bench --insns): the same event-driven ping-pong on sroce,
+rxe and the kernel's TCP and UDP, each between two marks, and prints one
+JSON line per run saying which marks bound it.
+
+Each transport runs in loopback on one device or address, as rxe must on
+Debian 12 (its 6.1 rxe has no network namespaces): sroce1 in namespace
+`peer`, rxe0 in the initial one, TCP and UDP to 198.51.100.2 in `peer`.
+RDMA: `ibv_rc_pingpong -e`, which sleeps on its completion channel as
+most applications and every kernel consumer do (a spinning poller would
+retire instructions doing nothing); TCP/UDP: bench/tools/sock_pingpong,
+blocking sockets.  Each message is checked at its far end.
+
+A run's window starts once its server listens (so neither the server's
+start nor the wait for it counts) and ends when both have exited.  Every
+run is made twice, with ITERS and 3 x ITERS round trips: the difference
+is the cost of 2 x ITERS round trips alone, with the programs' start and
+exit (libibverbs loading every provider, QP set-up) gone from it.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+PEER = ["ip", "netns", "exec", "peer"]
+SIZES = {64: 500, 4096: 500, 65536: 150, 1048576: 15}
+QUICK_SIZES = {64: 100, 4096: 100, 65536: 30, 1048576: 4}
+PORT = 18515
+
+
+def gid_index(dev, ip):
+    """The RoCE v2 GID index carrying IPv4 address `ip` on `dev`."""
+    base = "/sys/class/infiniband/%s/ports/1" % dev
+    want = "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x" % tuple(
+        int(x) for x in ip.split("."))
+    for name in sorted(os.listdir(base + "/gids"), key=int):
+        try:
+            with open("%s/gids/%s" % (base, name)) as f:
+                gid = f.read().strip()
+            with open("%s/gid_attrs/types/%s" % (base, name)) as f:
+                kind = f.read()
+        except OSError:
+            continue
+        if gid == want and "v2" in kind:
+            return int(name)
+    raise SystemExit("no RoCE v2 GID for %s on %s" % (ip, dev))
+
+
+class Transport:
+    def __init__(self, name, ns, server, client, listen, settings=None):
+        self.name, self.ns = name, ns
+        self.server, self.client, self.listen = server, client, listen
+        self.settings = settings or {}      # sysfs file -> value, for its runs
+
+    def apply(self):
+        """Sets this transport's settings; returns what to restore."""
+        old = {}
+        for path, value in self.settings.items():
+            with open(path) as f:
+                old[path] = f.read().strip()
+            with open(path, "w") as f:
+                f.write(value)
+        return old
+
+    def argv(self, template, size, iters, tools):
+        return self.ns + [a.format(size=size, iters=iters, tools=tools) for a in template]
+
+
+def transports():
+    g_sroce = gid_index("sroce1", "198.51.100.2")
+    g_rxe = gid_index("rxe0", "198.51.100.1")
+    rc = ["ibv_rc_pingpong", "-e", "-s", "{size}", "-n", "{iters}", "-c"]
+    sroce_server = rc + ["-d", "sroce1", "-g", str(g_sroce)]
+    sroce_client = sroce_server + ["198.51.100.2"]
+    return [
+        # As installed: the SQ poller watches each process for
+        # sq_poll_idle_us after it posts, spinning, and what it spins
+        # counts here (the work it saves is the doorbell syscall's).
+        Transport("sroce", PEER, sroce_server, sroce_client, "tcp"),
+        # Without the poller: every post rings (the device's setting
+        # sq_poll_idle_us = 0), so the count is the work alone.
+        Transport("sroce-nopoll", PEER, sroce_server, sroce_client, "tcp",
+                  {"/sys/class/infiniband/sroce1/sq_poll_idle_us": "0"}),
+        Transport("rxe", [], rc + ["-d", "rxe0", "-g", str(g_rxe)],
+                  rc + ["-d", "rxe0", "-g", str(g_rxe), "198.51.100.1"], "tcp"),
+        Transport("tcp", PEER, ["{tools}/sock_pingpong", "tcp", "-s", "{size}", "-n", "{iters}"],
+                  ["{tools}/sock_pingpong", "tcp", "-s", "{size}", "-n", "{iters}",
+                   "198.51.100.2"], "tcp"),
+        Transport("udp", PEER, ["{tools}/sock_pingpong", "udp", "-s", "{size}", "-n", "{iters}"],
+                  ["{tools}/sock_pingpong", "udp", "-s", "{size}", "-n", "{iters}",
+                   "198.51.100.2"], "udp"),
+    ]
+
+
+def listening(ns, proto):
+    flag = "-Hltn" if proto == "tcp" else "-Hlun"
+    out = subprocess.run(ns + ["ss", flag, "sport = :%d" % PORT],
+                         capture_output=True, text=True).stdout
+    return bool(out.strip())
+
+
+class Marks:
+    def __init__(self, tool):
+        self.tool, self.next = tool, 1
+
+    def set(self):
+        n, self.next = self.next, self.next + 1
+        subprocess.run([self.tool, str(n)], check=True)
+        return n
+
+
+def one_run(t, size, iters, marks, tools):
+    server = subprocess.Popen(t.argv(t.server, size, iters, tools), stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 60
+    while not listening(t.ns, t.listen):
+        if server.poll() is not None or time.monotonic() > deadline:
+            server.kill()
+            return None, None, "the server did not listen: " + server.stdout.read()[-500:]
+        time.sleep(0.05)
+    start = marks.set()
+    client = subprocess.run(t.argv(t.client, size, iters, tools), capture_output=True,
+                            text=True, timeout=900)
+    try:
+        server_out, _ = server.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server_out = "(the server did not exit)"
+    end = marks.set()
+    ok = client.returncode == 0 and server.returncode == 0
+    return start, end, "" if ok else (client.stdout + client.stderr + server_out)[-800:]
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--tools", required=True)
+    p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--only", default="")
+    a = p.parse_args()
+    marks = Marks(os.path.join(a.tools, "insn_mark"))
+    sizes = QUICK_SIZES if a.quick else SIZES
+    for rep in range(a.reps):
+        for t in transports():
+            if a.only and a.only not in t.name:
+                continue
+            old = t.apply()
+            try:
+                for size, iters in sizes.items():
+                    if t.name == "udp" and size > 65507:
+                        continue        # one datagram a message
+                    # The two lengths alternate, so a drift over the run
+                    # meets both alike.
+                    for n in (iters, 3 * iters):
+                        start, end, err = one_run(t, size, n, marks, a.tools)
+                        print(json.dumps({"transport": t.name, "size": size, "iters": n,
+                                          "rep": rep, "start": start, "end": end,
+                                          "error": err}), flush=True)
+            finally:
+                Transport("", [], [], [], "", old).apply()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
