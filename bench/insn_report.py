@@ -99,7 +99,7 @@ def report(figures, host_info):
         % (host_info.get("date", "?"), host_info.get("commit", "?"),
            host_info.get("cpu", "?"), host_info.get("qemu", "?"),
            host_info.get("guest_cpu", "?")),
-        "load (1, 5, 15 min) %s (the counts do not depend on it)."
+        "load (1, 5, 15 min) %s (one vCPU: load moves the counts little, README)."
         % host_info.get("load", "?"),
         "",
         "| size | per | transport | kernel | user | total | spread | x rxe |",

@@ -6,8 +6,11 @@ fresh guest of that release (its own kernel and root, nothing of sroce
 installed) gets only the two .deb files and tests/packages/
 install_check.sh: `apt install ./...deb` (DKMS builds the module for the
 running kernel in the guest), `rdma link add` loads the module by its
-alias, a verified ibv_rc_pingpong across namespaces, then `apt purge`
-and a look for anything left behind.
+alias, a verified ibv_rc_pingpong across namespaces; then the newer kernel
+Debian offers the release's users (bookworm-backports, trixie-backports,
+experimental: scripts/later-kernel-debs) is installed, and DKMS must
+build the module for it too; then `apt purge` and a look for anything
+left behind, for both kernels.
 """
 import glob
 import os
@@ -37,13 +40,17 @@ def test_packages_install_work_and_purge_clean(release, tmp_path):
     out.mkdir()
     for f in debs + [CHECK]:
         shutil.copy(f, out)
-    # DKMS compiles the module inside the TCG guest: minutes, not seconds.
-    args = [os.path.join(ROOT, "scripts", "vm-run"), "--no-install", "--timeout", "1500",
+    later = subprocess.run([os.path.join(ROOT, "scripts", "later-kernel-debs"), release,
+                            str(out / "later")], capture_output=True, text=True, timeout=900)
+    assert later.returncode == 0, later.stdout + later.stderr
+    # DKMS compiles the module inside the TCG guest, for each kernel:
+    # minutes, not seconds.
+    args = [os.path.join(ROOT, "scripts", "vm-run"), "--no-install", "--timeout", "3000",
             "--out", str(out)]
     if release != "bookworm":
         args += ["--distro", release]
     r = subprocess.run(args + ["--", "/bin/bash", str(out / "install_check.sh")],
-                       capture_output=True, text=True, timeout=1600, cwd=str(out))
+                       capture_output=True, text=True, timeout=3100, cwd=str(out))
     print(r.stdout[-6000:])
     print(r.stderr[-3000:])
     assert r.returncode == 0

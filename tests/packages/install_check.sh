@@ -53,6 +53,27 @@ done
 timeout 120 ibv_rc_pingpong -d sroce0 -g "$g0" -n 200 -s 4096 -c 198.51.100.2
 wait $srv || { echo "server failed:"; cat server.log; exit 1; }
 
+# A kernel installed after the package (./later/, scripts/later-kernel-debs:
+# the newer kernel Debian offers this release's users): DKMS must build the
+# module for it as the kernel goes in, with nothing asked of the user.
+if compgen -G "./later/*.deb" >/dev/null; then
+	step "a kernel installed later: $(ls ./later/linux-image-[0-9]*.deb | xargs -n1 basename)"
+	later=$(dpkg-deb -f ./later/linux-image-[0-9]*.deb Package)
+	later=${later#linux-image-}
+	later=${later%-unsigned}
+	apt-get install -y --no-install-recommends -o Dpkg::Use-Pty=0 ./later/*.deb \
+		>apt-later.log 2>&1 || { cat apt-later.log; exit 1; }
+	grep -E '^[0-9]+ upgraded' apt-later.log
+	dkms status sroce
+	dkms status sroce -k "$later" | grep -q ': installed' ||
+		{ echo "DKMS did not build sroce for $later"; grep -i -A3 dkms apt-later.log; exit 1; }
+	ko=$(find "/lib/modules/$later" -name 'sroce.ko*' | head -1)
+	[ -n "$ko" ] || { echo "no sroce.ko under /lib/modules/$later"; exit 1; }
+	echo "$ko: vermagic $(modinfo -F vermagic "$ko")"
+	modinfo -F vermagic "$ko" | grep -q "^$later " ||
+		{ echo "$ko was not built for $later"; exit 1; }
+fi
+
 step "remove"
 rdma link delete sroce0
 ip netns exec peer rdma link delete sroce1
