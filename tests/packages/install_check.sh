@@ -57,10 +57,16 @@ wait $srv || { echo "server failed:"; cat server.log; exit 1; }
 # the newer kernel Debian offers this release's users): DKMS must build the
 # module for it as the kernel goes in, with nothing asked of the user.
 if compgen -G "./later/*.deb" >/dev/null; then
-	step "a kernel installed later: $(ls ./later/linux-image-[0-9]*.deb | xargs -n1 basename)"
-	later=$(dpkg-deb -f ./later/linux-image-[0-9]*.deb Package)
-	later=${later#linux-image-}
-	later=${later%-unsigned}
+	step "a kernel installed later: $(ls ./later/linux-headers-[0-9]*-amd64_*.deb | xargs -n1 basename)"
+	later=$(dpkg-deb -f ./later/linux-headers-[0-9]*-amd64_*.deb Package)
+	later=${later#linux-headers-}
+	# A bookworm guest shows the host's /boot, read-only: the new kernel's
+	# image and initramfs go to a tmpfs over it (this guest never boots
+	# them; the running kernel needs nothing from /boot).
+	if ! touch /boot/.sroce-writable 2>/dev/null; then
+		mount -t tmpfs tmpfs /boot
+	fi
+	rm -f /boot/.sroce-writable
 	apt-get install -y --no-install-recommends -o Dpkg::Use-Pty=0 ./later/*.deb \
 		>apt-later.log 2>&1 || { cat apt-later.log; exit 1; }
 	grep -E '^[0-9]+ upgraded' apt-later.log
