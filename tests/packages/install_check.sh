@@ -67,6 +67,12 @@ if compgen -G "./later/*.deb" >/dev/null; then
 		mount -t tmpfs tmpfs /boot
 	fi
 	rm -f /boot/.sroce-writable
+	# Nor can the image's postinst link /vmlinuz in the read-only root
+	# directory: Debian's own switch for systems without those links.
+	if ! touch /.sroce-writable 2>/dev/null; then
+		echo "do_symlinks = no" >>/etc/kernel-img.conf
+	fi
+	rm -f /.sroce-writable
 	apt-get install -y --no-install-recommends -o Dpkg::Use-Pty=0 ./later/*.deb \
 		>apt-later.log 2>&1 || { cat apt-later.log; exit 1; }
 	grep -E '^[0-9]+ upgraded' apt-later.log
