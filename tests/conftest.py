@@ -525,13 +525,24 @@ def _kernel_log_clean(request):
     yield
     if "guest" not in request.fixturenames:
         return
-    g = request.getfixturevalue("guest")
-    if g.proc is None or g.proc.poll() is not None:
-        return  # the guest is gone: the test itself has already failed
-    try:
-        problems = g.kernel_problems()
-    except GuestDied as e:
-        pytest.fail(str(e), pytrace=False)
+    fail_on_kernel_problems([request.getfixturevalue("guest")])
+
+
+def fail_on_kernel_problems(guests):
+    """Fails the running test if the kernel log of a guest still up shows a
+    warning, oops or detector report since the last look (a guest that is
+    gone has failed its test already); with several guests each line
+    names its guest's release."""
+    problems = []
+    for g in guests:
+        if g.proc is None or g.proc.poll() is not None:
+            continue
+        try:
+            lines = g.kernel_problems()
+        except GuestDied as e:
+            pytest.fail(str(e), pytrace=False)
+        problems += (["%s: %s" % (g.distro or "bookworm", l) for l in lines]
+                     if len(guests) > 1 else lines)
     if problems:
         pytest.fail("guest kernel log shows problems:\n" + "\n".join(problems),
                     pytrace=False)

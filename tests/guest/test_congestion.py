@@ -14,8 +14,8 @@ import re
 import pytest
 
 from cc_sampler import root_drops
-from verbs_apps import (CLIENT_IP, SERVER_IP, TRACE, gid_index, link_counters,
-                        traced)
+from verbs_apps import (CLIENT_IP, SERVER_IP, SLOW_PATH_DCQCN, TRACE,
+                        ecn_bottleneck_command, gid_index, link_counters, traced)
 
 SAMPLER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cc_sampler.py")
 CC = "/sys/class/infiniband/%s/cc/%s"
@@ -26,20 +26,6 @@ HOST_ALONE = True
 # about how fast a lost packet is noticed.  The pause below is longer.
 QP_TIMEOUT = 19
 BOTTLENECK_KBIT = 10_000
-# DCQCN's defaults are tuned for a datacenter's ~10 us round trip.  Here a
-# round trip through the 10 Mbit/s queue and a TCG guest is ~10-50 ms, so
-# the timers are scaled to it, as an operator would for a slow path; every
-# one of them is an ordinary run-time setting.
-SLOW_PATH_DCQCN = {
-    "rate_period_ns": 100_000_000,
-    "alpha_period_ns": 10_000_000,
-    "cnp_interval_ns": 10_000_000,
-    "rate_reduce_period_ns": 10_000_000,
-    "ai_rate_kbps": 250,
-    "hai_rate_kbps": 1000,
-    "byte_reset": 512_000,
-    "min_rate_kbps": 500,
-}
 
 
 @pytest.fixture(scope="module")
@@ -122,13 +108,7 @@ def write_bw(guest, gids, args, sampler_args=None, during="", timeout=240,
 def shape_ecn_bottleneck(guest, kbit=BOTTLENECK_KBIT):
     """veth1's egress: `kbit` through a RED queue that CE-marks, and
     DCQCN's timers scaled to this slow path."""
-    guest.run(
-        "ip netns exec peer tc qdisc add dev veth1 root handle 1: htb default 1 && "
-        "ip netns exec peer tc class add dev veth1 parent 1: classid 1:1 htb "
-        "rate {b} ceil {b} && "
-        "ip netns exec peer tc qdisc add dev veth1 parent 1:1 handle 10: red "
-        "limit 200000 min 15000 max 45000 avpkt 1100 burst 15 ecn "
-        "bandwidth {b} probability 0.5".format(b="%dkbit" % kbit), check=True)
+    guest.run(ecn_bottleneck_command("veth1", kbit, "ip netns exec peer "), check=True)
     for name, value in SLOW_PATH_DCQCN.items():
         set_cc(guest, name, value)
 

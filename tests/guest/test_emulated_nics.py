@@ -19,7 +19,8 @@ the vCPUs: under TCG a packet takes milliseconds, so these tests move
 little data."""
 import pytest
 
-from verbs_apps import CLIENT_IP, SERVER_IP, gid_index, link_counters, rc_pingpong, run_pair
+from verbs_apps import (CLIENT_IP, SERVER_IP, gid_index, link_counters, nic_losses,
+                        rc_pingpong, run_pair)
 
 # Core: the driver and the stack under it are each release's own kernel's.
 ALL_RELEASES = True
@@ -70,15 +71,9 @@ def test_rdma_cm_resolves_and_verifies_over_the_driver(guest):
     assert rc == 0, out
 
 
-def nic_losses(guest):
-    """Packets the two NICs and their qdiscs lost: received with errors,
-    dropped or missed, or not sent."""
-    stats = "rx_errors rx_dropped rx_missed_errors tx_errors tx_dropped"
-    script = ("cd /sys/class/net/veth0/statistics && cat %s && "
-              "ip netns exec peer sh -c 'cd /sys/class/net/veth1/statistics && cat %s'"
-              % (stats, stats))
-    return sum(int(x) for x in guest.run(script,
-                                         check=True).stdout.split())
+def both_nics_losses(guest):
+    """Packets the two NICs lost (verbs_apps.nic_losses)."""
+    return nic_losses(guest, "veth0") + nic_losses(guest, "veth1", "ip netns exec peer ")
 
 
 def test_a_full_transmit_ring_is_a_pause_not_a_loss(guest, gids):
@@ -98,7 +93,7 @@ def test_a_full_transmit_ring_is_a_pause_not_a_loss(guest, gids):
     such link.  Measured at 67 ms: 6.1 no timeout in 6 runs, 6.12 and 7.2
     2-23 a run with no frame lost and every timed-out request already at
     the responder (dup_requests); at 268 ms none on any of them."""
-    losses = nic_losses(guest)
+    losses = both_nics_losses(guest)
     before = link_counters(guest, "sroce0"), link_counters(guest, "sroce1")
     rc, out = run_pair(guest,
                        "ib_write_bw -d sroce1 -x %d -F -q 8 -u 16 -s 65536 -n 200" % gids[1],
@@ -106,7 +101,7 @@ def test_a_full_transmit_ring_is_a_pause_not_a_loss(guest, gids):
                        % (gids[0], SERVER_IP), timeout=600)
     assert rc == 0, out
     after = link_counters(guest, "sroce0"), link_counters(guest, "sroce1")
-    losses = nic_losses(guest) - losses
+    losses = both_nics_losses(guest) - losses
     delta = [{k: a[k] - b.get(k, 0) for k in a} for a, b in zip(after, before)]
     print("frames the NICs lost:", losses,
           "\nsroce0:", {k: v for k, v in delta[0].items() if v},

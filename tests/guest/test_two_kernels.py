@@ -27,8 +27,9 @@ guest of the pool runs beside these two."""
 import pytest
 
 from harness import Guest, GuestDied
-from verbs_apps import (CLIENT_IP, SERVER_IP, gid_index, impair_data_packets,
-                        link_counters, until_cm_listens)
+from verbs_apps import (CLIENT_IP, CLIENT_IP6, SERVER_IP, SERVER_IP6, SLOW_PATH_DCQCN,
+                        ecn_bottleneck_command, gid_index, impair_data_packets,
+                        link_counters, nic_losses, until_cm_listens)
 import conftest
 
 pytestmark = pytest.mark.runs_last
@@ -39,7 +40,7 @@ WIRE = "virtio-net-pci"
 # (release, the kernel series it must boot) for each end of the wire.
 ENDS = (("bookworm", "6.1."), ("sid", "7.2."))
 IP = (CLIENT_IP, SERVER_IP)
-IP6 = ("2001:db8:5100::1", "2001:db8:5100::2")
+IP6 = (CLIENT_IP6, SERVER_IP6)
 SERVER_LOG = "/root/two-kernels-server"
 
 
@@ -100,11 +101,7 @@ def ends(request, tmp_path_factory):
 def _kernel_logs_clean(ends):
     """Both kernels' logs, after each test (the guest fixture's check)."""
     yield
-    problems = ["%s: %s" % (e.guest.distro or "bookworm", line)
-                for e in ends for line in e.guest.kernel_problems()]
-    if problems:
-        pytest.fail("guest kernel log shows problems:\n" + "\n".join(problems),
-                    pytrace=False)
+    conftest.fail_on_kernel_problems([e.guest for e in ends])
 
 
 def across(server, server_cmd, client, client_cmd, timeout=180, port=18515):
@@ -209,15 +206,19 @@ def test_interop_with_the_other_kernels_rxe(ends, rxe_end):
         rxe.use("sroce")
 
 
-def nic_losses(end):
-    stats = "rx_errors rx_dropped rx_missed_errors tx_errors tx_dropped"
-    out = end.guest.run("cd /sys/class/net/veth%d/statistics && cat %s" % (end.end, stats),
-                        check=True).stdout
-    return sum(int(x) for x in out.split())
+def wire_losses(ends):
+    """Packets both NICs have lost (verbs_apps.nic_losses)."""
+    return sum(nic_losses(e.guest, "veth%d" % e.end) for e in ends)
 
 
 def counters(end):
     return link_counters(end.guest, end.dev)
+
+
+def counter_deltas(ends, before):
+    """Each end's port counters now, less `before` (counters() of each)."""
+    return [{k: v - b.get(k, 0) for k, v in counters(e).items()}
+            for e, b in zip(ends, before)]
 
 
 @pytest.mark.parametrize("sender", [0, 1], ids=["6.1_sends", "7.2_sends"])
@@ -238,16 +239,15 @@ def test_a_full_transmit_ring_is_a_pause_not_a_loss(ends, sender):
     had one timeout from 6.1 with no frame lost and no duplicate at the
     responder: an ACK late, not a packet lost."""
     client, server = ends[sender], ends[1 - sender]
-    losses = sum(nic_losses(e) for e in ends)
+    losses = wire_losses(ends)
     before = [counters(e) for e in ends]
     args = "-F -q 8 -u 18 -s 65536 -n 200"
     ok, out = across(server, "ib_write_bw -d %s -x %d %s" % (server.dev, server.gid(), args),
                      client, "ib_write_bw -d %s -x %d %s %s"
                      % (client.dev, client.gid(), args, server.ip), timeout=600)
     assert ok, out
-    losses = sum(nic_losses(e) for e in ends) - losses
-    delta = [{k: v - b.get(k, 0) for k, v in counters(e).items()}
-             for e, b in zip(ends, before)]
+    losses = wire_losses(ends) - losses
+    delta = counter_deltas(ends, before)
     print("frames lost:", losses, "\n6.1:", {k: v for k, v in delta[0].items() if v},
           "\n7.2:", {k: v for k, v in delta[1].items() if v})
     assert losses == 0, "the wire lost %d frames: this test needs a lossless one" % losses
@@ -285,8 +285,7 @@ def test_a_bad_wire_costs_no_byte(ends, name):
     finally:
         for e in ends:
             e.guest.run("tc qdisc del dev veth%d root" % e.end)
-    delta = [{k: v - b.get(k, 0) for k, v in counters(e).items()}
-             for e, b in zip(ends, before)]
+    delta = counter_deltas(ends, before)
     print(name, "\n6.1:", delta[0], "\n7.2:", delta[1])
     assert ok, out
     assert out.count("256 iters in") == 2, out
@@ -297,14 +296,8 @@ def test_a_bad_wire_costs_no_byte(ends, name):
     assert both[counter] > 0, delta
 
 
-# test_congestion.py's bottleneck and DCQCN timers for a slow path.
-BOTTLENECK = "10000kbit"
-SLOW_PATH_DCQCN = {
-    "rate_period_ns": 100_000_000, "alpha_period_ns": 10_000_000,
-    "cnp_interval_ns": 10_000_000, "rate_reduce_period_ns": 10_000_000,
-    "ai_rate_kbps": 250, "hai_rate_kbps": 1000, "byte_reset": 512_000,
-    "min_rate_kbps": 500,
-}
+# test_congestion.py's bottleneck, with DCQCN's timers for a slow path.
+BOTTLENECK_KBIT = 10_000
 CC = "/sys/class/infiniband/%s/cc/%s"
 
 
@@ -322,12 +315,7 @@ def test_ecn_marks_slow_the_other_kernels_sender(ends, sender):
         settings[name] = client.guest.run("cat " + CC % (client.dev, name),
                                           check=True).stdout.strip()
     client.guest.run(
-        "tc qdisc add dev {d} root handle 1: htb default 1 && "
-        "tc class add dev {d} parent 1: classid 1:1 htb rate {b} ceil {b} && "
-        "tc qdisc add dev {d} parent 1:1 handle 10: red limit 200000 min 15000 "
-        "max 45000 avpkt 1100 burst 15 ecn bandwidth {b} probability 0.5 && "
-        .format(d=dev, b=BOTTLENECK) +
-        " && ".join("echo %s > %s" % (v, CC % (client.dev, k))
+        ecn_bottleneck_command(dev, BOTTLENECK_KBIT) + " && " + " && ".join("echo %s > %s" % (v, CC % (client.dev, k))
                     for k, v in SLOW_PATH_DCQCN.items()), check=True)
     before = [counters(e) for e in ends]
     try:
@@ -339,8 +327,7 @@ def test_ecn_marks_slow_the_other_kernels_sender(ends, sender):
         client.guest.run("tc qdisc del dev %s root; " % dev +
                          "; ".join("echo %s > %s" % (v, CC % (client.dev, k))
                                    for k, v in settings.items()))
-    delta = [{k: v - b.get(k, 0) for k, v in counters(e).items()}
-             for e, b in zip(ends, before)]
+    delta = counter_deltas(ends, before)
     print("sender:", delta[sender], "\nreceiver:", delta[1 - sender])
     assert ok, out
     assert delta[1 - sender]["ecn_marked_rcvd"] > 0, delta

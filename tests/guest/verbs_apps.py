@@ -114,6 +114,47 @@ def impair_command(dev, qdisc, ns=""):
         "match u16 0x0000 0xffc0 at 2 flowid 1:1".format(ns=ns, dev=dev, q=qdisc))
 
 
+# Packets a NIC lost: received with errors, dropped or missed, or not sent.
+NIC_LOSS_STATS = ("rx_errors", "rx_dropped", "rx_missed_errors", "tx_errors", "tx_dropped")
+
+
+def nic_losses(guest, dev, ns=""):
+    """The packets `dev` has lost since it came up (NIC_LOSS_STATS); `ns`
+    prefixes the command (e.g. "ip netns exec peer ")."""
+    out = guest.run("%scat %s" % (ns, " ".join("/sys/class/net/%s/statistics/%s" % (dev, s)
+                                               for s in NIC_LOSS_STATS)),
+                    check=True).stdout
+    return sum(int(x) for x in out.split())
+
+
+# DCQCN's defaults are tuned for a datacenter's ~10 us round trip.  Through
+# ecn_bottleneck_command's 10 Mbit/s queue and a TCG guest a round trip is
+# ~10-50 ms, so the timers are scaled to it, as an operator would for a
+# slow path; every one of them is an ordinary run-time setting (cc/).
+SLOW_PATH_DCQCN = {
+    "rate_period_ns": 100_000_000,
+    "alpha_period_ns": 10_000_000,
+    "cnp_interval_ns": 10_000_000,
+    "rate_reduce_period_ns": 10_000_000,
+    "ai_rate_kbps": 250,
+    "hai_rate_kbps": 1000,
+    "byte_reset": 512_000,
+    "min_rate_kbps": 500,
+}
+
+
+def ecn_bottleneck_command(dev, kbit, ns=""):
+    """The shell command that makes `dev`'s egress a bottleneck of `kbit`
+    through a RED queue that CE-marks (the congestion tests').  `ns`
+    prefixes the commands (e.g. "ip netns exec peer ")."""
+    return (
+        "{ns}tc qdisc add dev {dev} root handle 1: htb default 1 && "
+        "{ns}tc class add dev {dev} parent 1: classid 1:1 htb rate {b} ceil {b} && "
+        "{ns}tc qdisc add dev {dev} parent 1:1 handle 10: red "
+        "limit 200000 min 15000 max 45000 avpkt 1100 burst 15 ecn "
+        "bandwidth {b} probability 0.5".format(ns=ns, dev=dev, b="%dkbit" % kbit))
+
+
 TRACE = "/sys/kernel/tracing"
 
 
