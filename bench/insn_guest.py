@@ -33,21 +33,23 @@ QUICK_SIZES = {64: 100, 4096: 100, 65536: 30, 1048576: 4}
 PORT = 18515
 
 
+def write_settings(settings):
+    """Writes each sysfs file of `settings` its value; returns the values
+    they had, to write back the same way."""
+    old = {}
+    for path, value in settings.items():
+        with open(path) as f:
+            old[path] = f.read().strip()
+        with open(path, "w") as f:
+            f.write(value)
+    return old
+
+
 class Transport:
     def __init__(self, name, ns, server, client, listen, settings=None):
         self.name, self.ns = name, ns
         self.server, self.client, self.listen = server, client, listen
         self.settings = settings or {}      # sysfs file -> value, for its runs
-
-    def apply(self):
-        """Sets this transport's settings; returns what to restore."""
-        old = {}
-        for path, value in self.settings.items():
-            with open(path) as f:
-                old[path] = f.read().strip()
-            with open(path, "w") as f:
-                f.write(value)
-        return old
 
     def argv(self, template, size, iters, tools):
         return self.ns + [a.format(size=size, iters=iters, tools=tools) for a in template]
@@ -131,7 +133,7 @@ def main():
         for t in transports():
             if a.only and a.only not in t.name:
                 continue
-            old = t.apply()
+            old = write_settings(t.settings)
             try:
                 for size, iters in sizes.items():
                     if t.name == "udp" and size > 65507:
@@ -144,7 +146,7 @@ def main():
                                           "rep": rep, "start": start, "end": end,
                                           "error": err}), flush=True)
             finally:
-                Transport("", [], [], [], "", old).apply()
+                write_settings(old)
 
 
 if __name__ == "__main__":
