@@ -2,9 +2,9 @@
 beyond the three the guests boot: bookworm-backports' 6.12.y (gcc-12),
 trixie-backports' newest (gcc-14) and experimental's release candidate
 (gcc-16), headers from the archive (scripts/build-kernels).  scripts/test
-starts those builds in the background, niced, once the trixie and sid
-roots are built; this waits for them after the guest modules.  Run
-alone, it builds them itself."""
+starts those builds in the background, at idle priority, once the trixie
+and sid roots are built; this waits for them after the guest modules.
+Run alone, it builds them itself."""
 import os
 import re
 import subprocess
@@ -20,7 +20,7 @@ KERNELS = os.path.join(BUILD, "kernels")
 STATUS = os.path.join(KERNELS, "build-kernels.status")
 SUITES = KERNEL_SUITES
 # Cold: the archive's headers (~15 MB a kernel), two release roots if
-# they are not there yet, and three module builds at nice 10.
+# they are not there yet, and three module builds at idle priority.
 TIMEOUT = 1800
 
 
