@@ -118,6 +118,15 @@ def test_a_cable_is_checked_before_any_boot(args, why):
     assert r.returncode != 0 and why in r.stderr, r.stderr
 
 
+@pytest.mark.parametrize("providers", ["sroce rxe", "../sroce", "sroce,", ""])
+def test_providers_are_checked_before_any_boot(providers):
+    r = vm_run("--check", "--providers", providers, "--", "true", timeout=30)
+    if providers:
+        assert r.returncode != 0 and "driver names" in r.stderr, r.stderr
+    else:
+        assert r.returncode == 0, r.stderr
+
+
 def qemus_with(marker):
     """pids of the qemu processes whose command line holds `marker`."""
     found = []

@@ -200,6 +200,11 @@ class Result:
 LENGTH = struct.Struct(">I")
 # sun_path holds 107 bytes and the terminating zero.
 MAX_SOCKET_PATH = 107
+# The verbs providers the suite's guests keep (vm-run --providers): every
+# verbs program loads each one listed, ~0.1 s for Debian's 17 under TCG,
+# and the suite runs thousands.  test_device.py runs sroce among them all.
+# SROCE_GUEST_PROVIDERS= (empty) keeps them all in every guest.
+PROVIDERS = os.environ.get("SROCE_GUEST_PROVIDERS", "sroce,rxe")
 
 
 class Guest:
@@ -253,6 +258,8 @@ class Guest:
         args = [VM_RUN, "--out", self.out, "--timeout", str(timeout),
                 "--mem", str(mem), "--smp", str(smp),
                 "--channel", self.channel_path]
+        if PROVIDERS:
+            args += ["--providers", PROVIDERS]
         if rxe:
             args.append("--rxe")
         if mtu:

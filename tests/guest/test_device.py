@@ -5,7 +5,8 @@ import re
 import pytest
 
 from harness import BAD_KERNEL_LOG, LEAK_MODULES
-from verbs_apps import CLIENT_IP, SERVER_IP, VETH0_IPV6_BACK, gid_index, rc_pingpong
+from verbs_apps import (CLIENT_IP, SERVER_IP, VETH0_IPV6_BACK, gid_index, rc_pingpong,
+                        run_pair)
 
 # Core: runs on every Debian release with --releases (scripts/test).
 ALL_RELEASES = True
@@ -77,6 +78,32 @@ def test_ibv_devices_lists_both(guest):
     out = guest.run("ibv_devices", check=True).stdout
     assert re.search(r"^\s+sroce0\s+[0-9a-f]{16}\s*$", out, re.M)
     assert re.search(r"^\s+sroce1\s+[0-9a-f]{16}\s*$", out, re.M)
+
+
+def with_every_provider(cmd):
+    """@cmd with all of rdma-core's providers listed, as on a user's Debian:
+    the suite's guests keep only sroce's and rxe's (harness.PROVIDERS),
+    and every verbs program loads each one listed."""
+    return ("unshare -m sh -c 'mount -t tmpfs every /mnt && "
+            "cp /etc/libibverbs.d/*.driver /mnt && { [ ! -d /etc/libibverbs.d.unused ] || "
+            "cp /etc/libibverbs.d.unused/*.driver /mnt; } && "
+            "mount --bind /mnt /etc/libibverbs.d && exec %s'" % cmd)
+
+
+def test_sroce_among_every_provider_rdma_core_ships(guest):
+    """sroce's provider beside all of rdma-core's (17 in Debian 12): each
+    is loaded, none claims sroce's devices, and traffic flows."""
+    r = guest.run(with_every_provider(
+        "sh -c \"ls /etc/libibverbs.d | wc -l; ibv_devices; ibv_devinfo -d sroce0\""),
+        check=True)
+    assert int(r.stdout.split()[0]) >= 10, r.stdout
+    assert re.search(r"^\s+sroce0\s+[0-9a-f]{16}\s*$", r.stdout, re.M), r.stdout
+    assert re.search(r"^hca_id:\s+sroce0$", r.stdout, re.M), r.stdout
+    g0, g1 = gid_index(guest, "sroce0", CLIENT_IP), gid_index(guest, "sroce1", SERVER_IP)
+    rc, out = run_pair(
+        guest, with_every_provider("ibv_rc_pingpong -d sroce1 -g %d -n 20 -c" % g1),
+        with_every_provider("ibv_rc_pingpong -d sroce0 -g %d -n 20 -c %s" % (g0, SERVER_IP)))
+    assert rc == 0, out
 
 
 def test_port_follows_carrier_and_mtu(guest):
