@@ -12,6 +12,7 @@
 
 #include "proto/psn.h"
 #include "proto/window.h"
+#include "resp.h"
 #include "sroce.h"
 
 /* The QP behind @h with a reference, or NULL if it is being destroyed.
@@ -421,7 +422,8 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 
 	spin_lock_bh(&qp->resp.lock);
 	qp->resp.have_rwqe = false;
-	qp->resp.ack_pending = false;
+	/* To the peer the QP last knew: it acknowledges completed messages. */
+	sroce_resp_send_held_ack(qp);
 	roce_resp_seq_init(&qp->resp.seq, 0);
 	qp->resp.write_resid = 0;
 	roce_rd_reset(&qp->resp.rd_res);

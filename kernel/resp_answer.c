@@ -62,13 +62,18 @@ void sroce_resp_ack(struct sroce_qp *qp, u32 psn)
 		sroce_resp_send_held_ack(qp);
 }
 
-/* ackq.c: the receive batch that held @qp's ACK back has ended. */
+/*
+ * ackq.c: the receive batch that held @qp's ACK back has ended.  The ACK
+ * leaves even if the QP has moved to ERR or is being destroyed since: it
+ * acknowledges messages already completed, which the consumer may have
+ * seen and acted on (ibv_rc_pingpong destroys its QP at its last receive
+ * completion).  A HCA's ACK has left by then; dropping ours left the
+ * sender retrying into a QP that was gone.
+ */
 void sroce_resp_ack_flush(struct sroce_qp *qp)
 {
 	spin_lock_bh(&qp->resp.lock);
 	qp->resp.ack_queued = false;
-	if (!sroce_resp_active(qp))
-		qp->resp.ack_pending = false;	/* nobody to answer any more */
 	sroce_resp_send_held_ack(qp);
 	spin_unlock_bh(&qp->resp.lock);
 }

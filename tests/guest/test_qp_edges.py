@@ -76,3 +76,11 @@ def test_srq_resize_keeps_pending_receives(guest):
     """An SRQ grows with receives pending, refuses to shrink below them,
     and every receive completes in order afterwards."""
     run_tool(guest, "srq-resize")
+
+
+def test_ack_leaves_when_the_receiver_is_destroyed_at_once(guest):
+    """A receiver that destroys its QP as soon as its last receive
+    completes (ibv_rc_pingpong's server does) must not take the ACK for
+    that message with it: the sender's last send would fail after its
+    retries (against rxe in CI, the sender hung)."""
+    run_tool(guest, "destroy-after-last-recv")

@@ -625,6 +625,63 @@ void cq_resize_posted(Setup &s)
 	ibv_destroy_cq(cq);
 }
 
+/*
+ * The receiver of a SEND destroys its QP the moment it sees the receive
+ * completion, from a thread of its own, while the packet's receive batch
+ * may still be running on another CPU: the ACK for that SEND must still
+ * leave (as a HCA's has by then), or the sender retries into a QP that
+ * is gone and fails its last send (ibv_rc_pingpong's server hung so
+ * against rxe in CI).  Each round is a fresh pair; the sender's timeout
+ * (index 12, ~17 ms) keeps a lost ACK's cost small.
+ */
+void destroy_after_last_recv(Setup &s)
+{
+	constexpr int kRounds = 500;
+	ibv_cq *scq = ibv_create_cq(s.ctx, 4, nullptr, nullptr, 0);
+	ibv_cq *rcq = ibv_create_cq(s.ctx, 4, nullptr, nullptr, 0);
+	if (!scq || !rcq)
+		die("ibv_create_cq", errno);
+	int lost = 0, other = 0;
+
+	for (int round = 0; round < kRounds; round++) {
+		Setup sender = s, receiver = s;
+		sender.cq = scq;
+		receiver.cq = rcq;
+		ibv_qp *a = make_rc(sender), *b = make_rc(receiver);
+		to_rtr(sender, a, b->qp_num, s.gid);
+		to_rts(a, 1, 12);
+		connect(receiver, b, a->qp_num);
+		post_recvs(s, b, 1);
+		std::atomic<int> destroyed{-1};
+		std::thread receiver_thread([&] {
+			/* Spinning, not next_completion()'s naps: destroy at once. */
+			const auto end = std::chrono::steady_clock::now() + kLimit;
+			ibv_wc wc{};
+			int n = 0;
+			while (!n && std::chrono::steady_clock::now() < end)
+				n = ibv_poll_cq(rcq, 1, &wc);
+			destroyed = ibv_destroy_qp(b) ? 2 :
+				    n == 1 && wc.status == IBV_WC_SUCCESS ? 0 : 1;
+		});
+		post_sends(s, a, 1);
+		const ibv_wc wc = next_completion(sender);
+		receiver_thread.join();
+		if (destroyed != 0)
+			die("the receive or the receiver's destroy", EIO);
+		if (wc.status == IBV_WC_RETRY_EXC_ERR)
+			lost++;
+		else if (wc.status != IBV_WC_SUCCESS)
+			other++;
+		ibv_destroy_qp(a);
+	}
+	check(!lost, std::to_string(lost) + " of " + std::to_string(kRounds) +
+			     " sends whose receiver was destroyed at once failed for "
+			     "want of its ACK");
+	check(!other, std::to_string(other) + " sends failed otherwise");
+	ibv_destroy_cq(scq);
+	ibv_destroy_cq(rcq);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -632,7 +689,7 @@ int main(int argc, char **argv)
 	if (argc != 4) {
 		std::fprintf(stderr, "usage: %s DEV GID_INDEX sq-behind-fetch|sq-past-ring|rq-behind|"
 			     "modify-to-err|cq-overflow|sqd-drain|recv-mid-message|srq-resize|"
-			     "reset-to-err|flush-access|cq-resize-posted\n",
+			     "reset-to-err|flush-access|cq-resize-posted|destroy-after-last-recv\n",
 			     argv[0]);
 		return 2;
 	}
@@ -662,6 +719,8 @@ int main(int argc, char **argv)
 		reset_to_err(s);
 	else if (scenario == "cq-resize-posted")
 		cq_resize_posted(s);
+	else if (scenario == "destroy-after-last-recv")
+		destroy_after_last_recv(s);
 	else
 		die("unknown scenario", EINVAL);
 	return finish();
