@@ -23,6 +23,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import consumer_runs  # noqa: E402
 import parsers  # noqa: E402
 import plan  # noqa: E402
 
@@ -113,7 +114,10 @@ class Pair:
     def __init__(self, server, client):
         self.server, self.client = server, client
 
-    def run(self, server_argv, client_argv, timeout, env=None):
+    def run(self, server_argv, client_argv, timeout, env=None, ready=None):
+        """Runs the server, waits until it listens on TCP {port} (or until
+        @ready(server pid, port) holds: rdma_cm and rsockets listen with no
+        TCP socket), runs the client; @env adds to both environments."""
         Pair.port = Pair.port + 1 if Pair.port < 18999 else 18600
         port = Pair.port
         srv_cmd = self.server.argv([a.replace("{port}", str(port)) for a in server_argv])
@@ -123,6 +127,9 @@ class Pair:
         # until the client is done, and perftest prints four lines per QP,
         # so at 1024 QPs a full pipe stopped the server mid-handshake and
         # the client waited out its whole timeout.
+        if env is not None:
+            env = dict(os.environ, **env)
+        ready = ready or listening
         srv_log = tempfile.TemporaryFile("w+")
         srv = subprocess.Popen(srv_cmd, stdout=srv_log,
                                stderr=subprocess.STDOUT, text=True, env=env)
@@ -132,7 +139,7 @@ class Pair:
             return srv_log.read()
         try:
             deadline = time.monotonic() + 60
-            while not listening(srv.pid, port):
+            while not ready(srv.pid, port):
                 if srv.poll() is not None or time.monotonic() > deadline:
                     raise RunFailed("server did not listen: " + why(srv_output()))
                 time.sleep(0.05)
@@ -393,7 +400,7 @@ def run_tcp(w, pair, s):
 
 
 RUNNERS = {"bw": run_bw, "lat": run_lat, "pingpong": run_pingpong, "cpu": run_cpu,
-           "tcp": run_tcp,
+           "tcp": run_tcp, **consumer_runs.RUNNERS,
            "syscalls": run_syscalls, "scaling": run_scaling, "fanout": run_fanout,
            "qp_memory": run_qp_memory}
 
@@ -503,7 +510,8 @@ def main():
     ap.add_argument("--rounds", type=int)
     ap.add_argument("--duration", type=int)
     ap.add_argument("--volume", type=float, help="scale bandwidth run sizes")
-    ap.add_argument("--only", help="run only workloads whose id contains this")
+    ap.add_argument("--only", help="run only workloads whose id contains this "
+                    "(or one of several, separated by commas)")
     ap.add_argument("--tools", help="where the build put bench/tools' programs")
     ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                     help="an sroce module parameter or device setting for the run (e.g. crc_engine=table, "
@@ -526,7 +534,9 @@ def main():
         s.volume = a.volume
     phases = {"loopback": plan.loopback_workloads(s), "wire": plan.wire_workloads(s)}
     if a.only:
-        phases = {k: [w for w in v if a.only in w.id] for k, v in phases.items()}
+        wanted = a.only.split(",")
+        phases = {k: [w for w in v if any(o in w.id for o in wanted)]
+                  for k, v in phases.items()}
     meta = {"guest": describe_guest(), "settings": vars(s), "params": a.param,
             "workloads": [w.as_dict() for ws in phases.values() for w in ws]}
     with open(os.path.join(OUT, "meta.json"), "w") as f:

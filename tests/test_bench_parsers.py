@@ -9,6 +9,7 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
+import consumer_parsers  # noqa: E402
 import parsers  # noqa: E402
 import plan  # noqa: E402
 import profile_report  # noqa: E402
@@ -486,3 +487,52 @@ def test_sock_pingpong_checks_every_message_on_loopback(proto):
     out, _ = server.communicate(timeout=30)
     assert client.returncode == 0 and server.returncode == 0, client.stderr
     assert out.strip() == client.stdout.strip() == "200 iters of 4096 bytes over " + proto
+
+
+# The library programs' reports (bench/consumer_parsers.py), captured in a
+# bookworm guest by scripts/bench --quick.
+def test_fi_pingpong_report():
+    r = consumer_parsers.fi_pingpong(sample("fi_pingpong_msg_64b.txt"))
+    assert r == {"iterations": 200, "us_per_rt": 604.43, "mbps": 0.11}
+
+
+def test_fi_pingpong_without_a_row_or_with_acks_missing_is_an_error():
+    with pytest.raises(parsers.ParseError):
+        consumer_parsers.fi_pingpong("fi_pingpong: fi_getinfo(): No data available\n")
+    short = sample("fi_pingpong_msg_64b.txt").replace("=200", "=199")
+    with pytest.raises(parsers.ParseError):
+        consumer_parsers.fi_pingpong(short)
+
+
+def test_ucx_perftest_latency_and_bandwidth():
+    lat = consumer_parsers.ucx_perftest(sample("ucx_tag_lat.txt"))
+    assert lat["iterations"] == 200 and lat["typical_us"] == 23.0 and lat["avg_us"] == 112.47
+    bw = consumer_parsers.ucx_perftest(sample("ucx_tag_bw.txt"))
+    # 126.47 MB/s, UCX's MB being 2^20 bytes.
+    assert bw["gbps"] == pytest.approx(126.47 * 2**20 * 8 / 1e9)
+    with pytest.raises(parsers.ParseError):
+        consumer_parsers.ucx_perftest("ud_ep.c:276  Fatal: UD endpoint: unhandled timeout error")
+
+
+def test_rstream_report():
+    r = consumer_parsers.rsocket_stream(sample("rstream.txt"))
+    assert r == {"gbps": 0.24, "us_per_xfer": 2176.52, "name": "custom"}
+    header_only = sample("rstream.txt").splitlines()[0]
+    with pytest.raises(parsers.ParseError):
+        consumer_parsers.rsocket_stream(header_only)
+
+
+def test_cmtime_sums_the_set_up_steps_per_connection():
+    r = consumer_parsers.cmtime(sample("cmtime.txt"))
+    assert r["setup_us_per_conn"] == pytest.approx(35.50 + 562.35 + 450.20 + 481.25 + 10786.50)
+    assert r["steps"]["disconnect"] == 11557.15
+    with pytest.raises(parsers.ParseError):
+        consumer_parsers.cmtime("creating id\nresolving address\n")
+
+
+def test_consumer_workloads_compare_sroce_with_rxe():
+    ws = plan.consumer_workloads(plan.Settings.quick())
+    kinds = {w.kind for w in ws}
+    assert kinds == {"fi_pingpong", "ucx", "rsocket_stream", "cmtime"}
+    assert all(w.devices == ("rxe", "sroce") and w.path == "loopback" for w in ws)
+    assert len({w.id for w in ws}) == len(ws)

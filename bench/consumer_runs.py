@@ -1,0 +1,114 @@
+"""The bench's workloads that go through a library, as applications use
+sroce and rxe (issue 42): libfabric (fi_pingpong, msg and ofi_rxm's rdm),
+UCX (ucx_perftest's ucp tag and stream tests over rc_verbs and
+ud_verbs), rsockets (rstream, riostream) and rdma_cm connection set-up
+(cmtime).  Each runner is (workload, pair, settings) -> metrics, like
+guest_runner's, and runs the library's own benchmark program unchanged
+on both ends of the pair."""
+import re
+import subprocess
+
+import consumer_parsers as cp
+
+# ofi_rxm sizes its verbs CQ for FI_UNIVERSE_SIZE peers (1024 by default,
+# times 256 entries: 262144), above rxe's max_cqe (32767), and then fails
+# on rxe (docs/peers.md).  64 peers fit both devices, and this bench has
+# one peer.
+FI_ENV = {"FI_UNIVERSE_SIZE": "64"}
+FI_ENDPOINTS = {"msg": ["-p", "verbs", "-e", "msg"],
+                "rdm": ["-p", "verbs;ofi_rxm", "-e", "rdm"]}
+# ucp over RC needs UD to wire up ("rc_v"); "self" for the loopback lane.
+UCX_TLS = {"rc_verbs": "self,rc_v", "ud_verbs": "self,ud_v"}
+
+
+def run_fi_pingpong(w, pair, s):
+    """fi_pingpong, data checked (-c) as applications' data is: us per
+    round trip (its usec/xfer), the completion channel waited on."""
+    p = w.params
+    common = FI_ENDPOINTS[p["endpoint"]] + ["-c", "-I", str(s.lat_iters),
+                                             "-S", str(p["size"])]
+    out, _, _ = pair.run(
+        ["fi_pingpong"] + common + ["-d", pair.server.dev, "-B", "{port}"],
+        ["fi_pingpong"] + common + ["-d", pair.client.dev, "-P", "{port}", pair.server.ip],
+        s.timeout, env=FI_ENV)
+    r = cp.fi_pingpong(out)
+    r["output"] = out[-400:]
+    return r
+
+
+_UCX_MPI_FLAG = []
+
+
+def ucx_pairing_args():
+    """UCX 1.18 built with MPI takes a lone ucx_perftest for an MPI run
+    unless told -P 0; 1.13 (Debian 12) has no -P."""
+    if not _UCX_MPI_FLAG:
+        help_text = subprocess.run(["ucx_perftest", "-h"], stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True).stdout
+        _UCX_MPI_FLAG.append(["-P", "0"] if "-P <0|1>" in help_text else [])
+    return _UCX_MPI_FLAG[0]
+
+
+def run_ucx(w, pair, s):
+    """ucx_perftest over ucp on one device: tag_lat (typical us, one
+    way), tag_bw and stream_bw (Gb/s).  A minute at most: on rxe UCX up
+    to 1.18 times out (it finds a UD sender by the completion's SL, which
+    rxe leaves 0; test_transport.py), and a hang costs the whole limit."""
+    p = w.params
+    iters = s.lat_iters if p["test"].endswith("_lat") else max(
+        100, int(s.volume * (32 << 20)) // p["size"])
+    extra = ucx_pairing_args()
+
+    def env_for(ep):
+        return {"UCX_NET_DEVICES": "%s:1" % ep.dev, "UCX_TLS": UCX_TLS[p["tls"]]}
+    # Both ends are on one device here, so one environment serves both.
+    assert pair.server.dev == pair.client.dev
+    out, _, _ = pair.run(
+        ["ucx_perftest", "-p", "{port}"] + extra,
+        ["ucx_perftest", pair.server.ip, "-p", "{port}", "-t", p["test"],
+         "-s", str(p["size"]), "-n", str(iters)] + extra,
+        min(s.timeout, 60), env=env_for(pair.server))
+    r = cp.ucx_perftest(out)
+    r["output"] = out[-400:]
+    return r
+
+
+def cm_listening(ep):
+    """A readiness test for Pair.run: an rdma_cm ID listens on the port in
+    @ep's namespace (rsockets and rdma_cm servers have no TCP socket)."""
+    def ready(_pid, port):
+        r = subprocess.run(ep.argv(["rdma", "resource", "show", "cm_id"]),
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        return bool(re.search(r"state LISTEN .*src-addr \S+:%d\b" % port, r.stdout))
+    return ready
+
+
+def run_rsocket_stream(w, pair, s):
+    """rstream or riostream (rsockets), 64 KiB messages each way: Gb/s.
+    mode "async" is rstream's -T a (nonblocking with poll)."""
+    p = w.params
+    count = max(20, int(s.volume * 50))
+    common = ["-p", "{port}", "-S", str(p["size"]), "-C", str(count), "-I", "2"] + (
+        ["-T", "a"] if p.get("mode") == "async" else [])
+    out, _, _ = pair.run([p["tool"], "-b", pair.server.ip] + common,
+                         [p["tool"], "-s", pair.server.ip] + common,
+                         s.timeout, ready=cm_listening(pair.server))
+    r = cp.rsocket_stream(out)
+    r["output"] = out[-400:]
+    return r
+
+
+def run_cmtime(w, pair, s):
+    """cmtime: rdma_cm connections set up and torn down at once, us per
+    connection over the set-up steps."""
+    conns = ["-c", str(w.params["connections"])]
+    out, _, _ = pair.run(["cmtime", "-b", pair.server.ip, "-p", "{port}"] + conns,
+                         ["cmtime", "-s", pair.server.ip, "-p", "{port}"] + conns,
+                         s.timeout, ready=cm_listening(pair.server))
+    r = cp.cmtime(out)
+    r["output"] = out[-600:]
+    return r
+
+
+RUNNERS = {"fi_pingpong": run_fi_pingpong, "ucx": run_ucx,
+           "rsocket_stream": run_rsocket_stream, "cmtime": run_cmtime}
