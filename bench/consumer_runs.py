@@ -5,6 +5,7 @@ ud_verbs), rsockets (rstream, riostream) and rdma_cm connection set-up
 (cmtime).  Each runner is (workload, pair, settings) -> metrics, like
 guest_runner's, and runs the library's own benchmark program unchanged
 on both ends of the pair."""
+import functools
 import re
 import subprocess
 
@@ -36,17 +37,13 @@ def run_fi_pingpong(w, pair, s):
     return r
 
 
-_UCX_MPI_FLAG = []
-
-
+@functools.lru_cache(maxsize=None)
 def ucx_pairing_args():
     """UCX 1.18 built with MPI takes a lone ucx_perftest for an MPI run
     unless told -P 0; 1.13 (Debian 12) has no -P."""
-    if not _UCX_MPI_FLAG:
-        help_text = subprocess.run(["ucx_perftest", "-h"], stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, text=True).stdout
-        _UCX_MPI_FLAG.append(["-P", "0"] if "-P <0|1>" in help_text else [])
-    return _UCX_MPI_FLAG[0]
+    help_text = subprocess.run(["ucx_perftest", "-h"], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True).stdout
+    return ("-P", "0") if "-P <0|1>" in help_text else ()
 
 
 def run_ucx(w, pair, s):
@@ -57,17 +54,15 @@ def run_ucx(w, pair, s):
     p = w.params
     iters = s.lat_iters if p["test"].endswith("_lat") else max(
         100, int(s.volume * (32 << 20)) // p["size"])
-    extra = ucx_pairing_args()
-
-    def env_for(ep):
-        return {"UCX_NET_DEVICES": "%s:1" % ep.dev, "UCX_TLS": UCX_TLS[p["tls"]]}
+    extra = list(ucx_pairing_args())
     # Both ends are on one device here, so one environment serves both.
     assert pair.server.dev == pair.client.dev
+    env = {"UCX_NET_DEVICES": "%s:1" % pair.server.dev, "UCX_TLS": UCX_TLS[p["tls"]]}
     out, _, _ = pair.run(
         ["ucx_perftest", "-p", "{port}"] + extra,
         ["ucx_perftest", pair.server.ip, "-p", "{port}", "-t", p["test"],
          "-s", str(p["size"]), "-n", str(iters)] + extra,
-        min(s.timeout, 60), env=env_for(pair.server))
+        min(s.timeout, 60), env=env)
     r = cp.ucx_perftest(out)
     r["output"] = out[-400:]
     return r
@@ -84,12 +79,11 @@ def cm_listening(ep):
 
 
 def run_rsocket_stream(w, pair, s):
-    """rstream or riostream (rsockets), 64 KiB messages each way: Gb/s.
-    mode "async" is rstream's -T a (nonblocking with poll)."""
+    """rstream or riostream (rsockets), blocking calls, 64 KiB messages
+    each way: Gb/s."""
     p = w.params
     count = max(20, int(s.volume * 50))
-    common = ["-p", "{port}", "-S", str(p["size"]), "-C", str(count), "-I", "2"] + (
-        ["-T", "a"] if p.get("mode") == "async" else [])
+    common = ["-p", "{port}", "-S", str(p["size"]), "-C", str(count), "-I", "2"]
     out, _, _ = pair.run([p["tool"], "-b", pair.server.ip] + common,
                          [p["tool"], "-s", pair.server.ip] + common,
                          s.timeout, ready=cm_listening(pair.server))

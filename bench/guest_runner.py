@@ -122,14 +122,14 @@ class Pair:
         port = Pair.port
         srv_cmd = self.server.argv([a.replace("{port}", str(port)) for a in server_argv])
         cli_cmd = self.client.argv([a.replace("{port}", str(port)) for a in client_argv])
+        if env is not None:
+            env = dict(os.environ, **env)
+        ready = ready or listening
         cpu0, t0 = busy_seconds(), time.monotonic()
         # The server writes into a file, not a pipe: nobody reads a pipe
         # until the client is done, and perftest prints four lines per QP,
         # so at 1024 QPs a full pipe stopped the server mid-handshake and
         # the client waited out its whole timeout.
-        if env is not None:
-            env = dict(os.environ, **env)
-        ready = ready or listening
         srv_log = tempfile.TemporaryFile("w+")
         srv = subprocess.Popen(srv_cmd, stdout=srv_log,
                                stderr=subprocess.STDOUT, text=True, env=env)

@@ -314,9 +314,10 @@ def test_ecn_marks_slow_the_other_kernels_sender(ends, sender):
     for name in SLOW_PATH_DCQCN:
         settings[name] = client.guest.run("cat " + CC % (client.dev, name),
                                           check=True).stdout.strip()
-    client.guest.run(
-        ecn_bottleneck_command(dev, BOTTLENECK_KBIT) + " && " + " && ".join("echo %s > %s" % (v, CC % (client.dev, k))
-                    for k, v in SLOW_PATH_DCQCN.items()), check=True)
+    slow_timers = " && ".join("echo %s > %s" % (v, CC % (client.dev, k))
+                              for k, v in SLOW_PATH_DCQCN.items())
+    client.guest.run(ecn_bottleneck_command(dev, BOTTLENECK_KBIT) + " && " + slow_timers,
+                     check=True)
     before = [counters(e) for e in ends]
     try:
         args = "-F -q 2 -u 19 -s 65536 -D 5"
