@@ -86,18 +86,24 @@ def test_a_full_transmit_ring_is_a_pause_not_a_loss(guest, gids):
     the wire's.
 
     The QPs' local ACK timeout is 268 ms (exponent 16), not perftest's
-    67 ms: this wire is a slow link with deep buffers (~20 MB/s under TCG;
-    the driver's byte queue limit alone is ~370 KB on 6.12, and qemu
-    queues up to 10,000 frames behind a full receive ring), so a packet
-    that left can take longer than 67 ms to be acknowledged, as on any
-    such link.  Measured at 67 ms: 6.1 no timeout in 6 runs, 6.12 and 7.2
-    2-23 a run with no frame lost and every timed-out request already at
-    the responder (dup_requests); at 268 ms none on any of them."""
+    67 ms, and each QP has at most two WRITEs posted (-t 2): this wire is a
+    slow link with deep buffers (~20 MB/s under TCG; the driver's byte
+    queue limit alone is ~370 KB on 6.12, and qemu queues up to 10,000
+    frames behind a full receive ring), so a packet that left waits behind
+    everything sent before it, as on any such link.  What can be sent and
+    not yet acknowledged is what bounds that wait: 8 QPs x 2 x 64 KiB =
+    1 MiB, ~50 ms at 20 MB/s, so 268 ms leaves a host five times slower
+    than that before a timeout is the wire's.  Still 4 times the ring, so
+    the queue stops.  Measured before the bound: at 67 ms, 6.1 no timeout
+    in 6 runs, 6.12 and 7.2 2-23 a run; at 268 ms, one timeout in CI
+    (6.12, 128 WRITEs a QP, 8 MiB each: 64 MiB that could wait beyond
+    sroce) with no frame lost and the request already at the responder
+    (dup_requests)."""
     losses = both_nics_losses(guest)
     before = link_counters(guest, "sroce0"), link_counters(guest, "sroce1")
     rc, out = run_pair(guest,
-                       "ib_write_bw -d sroce1 -x %d -F -q 8 -u 16 -s 65536 -n 200" % gids[1],
-                       "ib_write_bw -d sroce0 -x %d -F -q 8 -u 16 -s 65536 -n 200 %s"
+                       "ib_write_bw -d sroce1 -x %d -F -q 8 -t 2 -u 16 -s 65536 -n 200" % gids[1],
+                       "ib_write_bw -d sroce0 -x %d -F -q 8 -t 2 -u 16 -s 65536 -n 200 %s"
                        % (gids[0], SERVER_IP), timeout=600)
     assert rc == 0, out
     after = link_counters(guest, "sroce0"), link_counters(guest, "sroce1")
