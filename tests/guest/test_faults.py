@@ -76,11 +76,16 @@ def back_to_baseline(guest, baseline, seconds=20):
         time.sleep(1)
 
 
-def transfer_with_fault(guest, gids, fault, duration=15):
-    """Runs ib_write_bw across the namespaces, applies `fault` (a shell
-    snippet; `timed CMD` records how long CMD took) 4 s in, and returns
-    (fault_rc, slowest timed ms, client_rc, server_rc, apps_end_ms,
-    output)."""
+def transfer_with_fault(guest, gids, fault, duration=8):
+    """Runs ib_write_bw across the namespaces for `duration` seconds,
+    applies `fault` (a shell snippet; `timed CMD` records how long CMD
+    took) once the client has sent its first MiB, and returns (fault_rc,
+    slowest timed ms, client_rc, server_rc, apps_end_ms, output).  The
+    fault must strike while the client runs, or the test tested nothing:
+    waiting for the data instead of a fixed time (4 s, with 15 s of
+    transfer, until 2026-11) keeps that true on a slow host and costs no
+    more than the connection takes to set up; the 8 s left are twice the
+    slowest fault's 2 s outage plus what its commands take."""
     script = r"""
 ip netns exec peer timeout -s KILL {lim} ib_write_bw -d sroce1 -x {g1} -F -D {d} >/tmp/fs.log 2>&1 & srv=$!
 for i in $(seq 100); do ip netns exec peer ss -Hltn 'sport = :18515' | grep -q . && break; sleep 0.2; done
@@ -88,21 +93,25 @@ timeout -s KILL {lim} ib_write_bw -d sroce0 -x {g0} -F -D {d} {server} >/tmp/fc.
 slowest=0
 timed() {{ local t0=$(date +%s%N) rc; "$@"; rc=$?; local ms=$(( ($(date +%s%N) - t0) / 1000000 ));
           echo "timed $ms ms: $*"; [ $ms -gt $slowest ] && slowest=$ms; return $rc; }}
-sleep 4
+sent() {{ cat /sys/class/infiniband/sroce0/ports/1/hw_counters/tx_bytes; }}
+b0=$(sent)
+for i in $(seq 600); do [ $(sent) -gt $((b0 + 1048576)) ] && break; kill -0 $cli 2>/dev/null || break; sleep 0.1; done
+running=0; kill -0 $cli 2>/dev/null && running=1
 {fault}
 frc=$?
 t1=$(date +%s%N)
 wait $cli; crc=$?; wait $srv; src=$?
 t2=$(date +%s%N)
 echo "--- server"; cat /tmp/fs.log; echo "--- client"; cat /tmp/fc.log
-echo "RESULT fault_rc=$frc fault_ms=$slowest client=$crc server=$src apps_ms=$(( (t2 - t1) / 1000000 ))"
+echo "RESULT running=$running fault_rc=$frc fault_ms=$slowest client=$crc server=$src apps_ms=$(( (t2 - t1) / 1000000 ))"
 """.format(lim=APP_LIMIT, g0=gids[0], g1=gids[1], d=duration, server=SERVER_IP,
            fault=fault)
     r = guest.run(script, timeout=APP_LIMIT + 120)
-    m = re.search(r"RESULT fault_rc=(\d+) fault_ms=(\d+) client=(\d+) server=(\d+) "
-                  r"apps_ms=(\d+)", r.stdout)
+    m = re.search(r"RESULT running=(\d) fault_rc=(\d+) fault_ms=(\d+) client=(\d+) "
+                  r"server=(\d+) apps_ms=(\d+)", r.stdout)
     assert m, r
-    return tuple(int(x) for x in m.groups()) + (r.output,)
+    assert m.group(1) == "1", "the client had ended before the fault:\n" + r.output
+    return tuple(int(x) for x in m.groups()[1:]) + (r.output,)
 
 
 def check_outcome(res, fault_ms=10000):
