@@ -141,12 +141,12 @@ QPERF_TESTS = ("rc_bi_bw rc_bw rc_lat rc_rdma_read_bw rc_rdma_read_lat "
 QPERF_PORT = 19765
 
 
-# On one device only, for now: across namespaces rc_bi_bw reported
-# "bw = 0" in 3 of 8 and 5 of 6 runs (and failed a whole run at 542262c):
-# in that second sroce1 sent and received ~65 MB, the 1024 messages each
-# side posts before it first polls, yet neither side counted a receive,
-# with completion events (qperf's default) as with polling (-cp1, 6 of
-# 8).  Not found yet: sroce's or qperf's (docs/peers.md).  The other 11
+# On one device only: across namespaces rc_bi_bw reported "bw = 0" in
+# 3 of 8 and 5 of 6 runs.  qperf posts 1024 sends of 64 KiB before it
+# first polls and stops both loops at its 1 s mark; a sroce doorbell
+# sends its message in the caller, so across namespaces under TCG the
+# posting loop outlasts the second and nothing is ever polled (traced:
+# every receive completion was in the CQ; docs/peers.md).  The other 11
 # tests passed there.
 @pytest.mark.parametrize("topology", ["one_device"])
 def test_qperf_rc_tests(guest, topology):
