@@ -236,3 +236,35 @@ def test_command_in_a_folder_above_the_tree(tmp_path, release):
     # The release's own root: Debian 12.x, 13.x, sid ("forky/sid").
     assert {"bookworm": "ran on 12.", "trixie": "ran on 13.",
             "sid": "/sid"}[release] in r.stdout, r.stdout
+
+
+def test_the_debug_kernel_boots_from_its_own_image(tmp_path):
+    """--kernel debug boots scripts/debug-kernel's bzImage, and there is
+    no Debian image of that kernel to look for (none in build/debug/guest,
+    /boot or /usr/lib/modules): vm-run once looked anyway and died, so no
+    debug guest started (701cfdf).  CI builds no debug kernel, so this
+    one is a stand-in whose image is no kernel: qemu refuses it, and what
+    fails is the boot, not the search for an image."""
+    cache, build = tmp_path / "cache", tmp_path / "build"
+    debug = cache / "kernels" / "debug"
+    debug.mkdir(parents=True)
+    (debug / "stamp").write_text("stand-in\n")
+    (debug / "kernelrelease").write_text("6.1.0-stand-in-debug\n")
+    (debug / "bzImage").write_bytes(b"not a kernel")
+    # The emulator, which scripts/emulator keeps in the cache.
+    (cache / "qemu").symlink_to(os.path.join(os.environ.get("SROCE_CACHE", "/var/cache/sroce"),
+                                             "qemu"))
+    guest = build / "debug" / "guest"
+    (guest / "modules" / "extra").mkdir(parents=True)
+    (guest / "kernel-stamp").write_text("stand-in\n")
+    provider = build / "cmake" / "userspace-provider"
+    provider.mkdir(parents=True)
+    for f in (guest / "initramfs.cpio.gz", guest / "modules" / "extra" / "sroce.ko",
+              provider / "libsroce-rdmav34.so"):
+        f.write_bytes(b"")
+    r = subprocess.run([VM_RUN, "--kernel", "debug", "--timeout", "30", "--", "true"],
+                       env=dict(os.environ, SROCE_CACHE=str(cache), SROCE_BUILD=str(build)),
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0, r.stderr
+    assert "no image of kernel" not in r.stderr, r.stderr
+    assert "accelerator" in r.stderr, r.stderr     # it got as far as starting qemu
