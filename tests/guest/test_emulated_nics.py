@@ -101,10 +101,10 @@ def test_a_full_transmit_ring_is_a_pause_not_a_loss(guest, gids):
     (dup_requests)."""
     # The debug kernel (KASAN and the rest) receives several times slower:
     # the timeout grows with it (x4: 1.07 s), the in-flight bound stays.
-    timeout = 16 + (guest.slowdown - 1).bit_length()
+    ack_timeout_exp = 16 + (guest.slowdown - 1).bit_length()
     losses = both_nics_losses(guest)
     before = link_counters(guest, "sroce0"), link_counters(guest, "sroce1")
-    args = "-F -q 8 -t 2 -u %d -s 65536 -n 200" % timeout
+    args = "-F -q 8 -t 2 -u %d -s 65536 -n 200" % ack_timeout_exp
     rc, out = run_pair(guest, "ib_write_bw -d sroce1 -x %d %s" % (gids[1], args),
                        "ib_write_bw -d sroce0 -x %d %s %s" % (gids[0], args, SERVER_IP),
                        timeout=600)
