@@ -97,8 +97,16 @@ def status_of(wc):
     return "no completion" if wc is None else STATUS.get(wc.status, str(wc.status))
 
 
+# Byte j of message i is (i * 7 + j * 13 + 1) mod 256.  Built from one
+# 256-byte period with bytes.translate, not byte by byte: a generator over
+# 64 KiB took ~0.1 s under TCG, most of a 300-message verified run.
+PERIOD = bytes((j * 13) & 0xff for j in range(256))
+
+
 def pattern(i, size):
-    return bytes((i * 7 + j * 13 + 1) & 0xff for j in range(size))
+    shift = (i * 7 + 1) & 0xff
+    add = bytes((k + shift) & 0xff for k in range(256))
+    return (PERIOD * (size // 256 + 1))[:size].translate(add)
 
 
 def rc_qp(pd, cq, depth):
