@@ -1,6 +1,10 @@
 """Create/destroy hammer for tests/guest/test_faults.py.
 
-    hammer_app.py DEV GID_INDEX ROUNDS
+    hammer_app.py DEV GID_INDEX ROUNDS [WHILE_PID]
+
+With WHILE_PID, no round starts once that process has ended: the
+hammer runs under the traffic it was given, and says how many rounds
+that was.
 
 Each round builds a loopback pair of RC QPs (isolation_app.Pair), posts
 RDMA WRITEs that are still in flight, a third QP whose peer QP was
@@ -12,6 +16,7 @@ once: QP teardown races the send work, the receive path and the timers.
 Prints JSON counts.
 """
 import json
+import os
 import sys
 import time
 
@@ -63,11 +68,19 @@ def paced_mid_write(ctx, gid_index, tpd, target, kbps):
     return pair, local, pair.cq.poll(1)[0] == 0
 
 
-def main(dev, gid_index, rounds):
+def running(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def main(dev, gid_index, rounds, while_pid=None):
     ctx = Context(name=dev)
     slowest = ctx.query_device_ex().packet_pacing_caps.qp_rate_limit_min
-    posted = rnr_armed = paced = 0
-    for i in range(rounds):
+    posted = rnr_armed = paced = done = 0
+    while done < rounds and (while_pid is None or running(while_pid)):
         tpd = PD(ctx)
         target = MR(tpd, SIZE, REMOTE_ALL)
         pair = Pair(ctx, gid_index, tpd)
@@ -98,10 +111,12 @@ def main(dev, gid_index, rounds):
                     lost.cq, lost.tcq, pair.cq, pair.tcq, rnr.cq, rnr.tcq,
                     slow.cq, slow.tcq, lost.pd, pair.pd, rnr.pd, slow.pd, tpd):
             obj.close()
+        done += 1
     ctx.close()
-    print(json.dumps({"rounds": rounds, "posted": posted, "rnr_armed": rnr_armed,
+    print(json.dumps({"rounds": done, "posted": posted, "rnr_armed": rnr_armed,
                       "paced_mid_write": paced}))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
+    main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]),
+         *(int(a) for a in sys.argv[4:5]))
