@@ -119,8 +119,9 @@ def test_debug_kernel_boots_bookworm_only():
     (["--wire", "virtio-net-pci", "--cable", "/no/such/folder:0"], "not a folder"),
     (["--wire", "virtio-net-pci", "--cable", "/tmp:0", "--topology", "single"],
      "its own topology"),
+    (["--wire", "rtl8139"], "unknown NIC model 'rtl8139' (e1000e, igb, virtio-net-pci)"),
 ])
-def test_a_cable_is_checked_before_any_boot(args, why):
+def test_a_wire_and_cable_are_checked_before_any_boot(args, why):
     r = vm_run("--check", *args, "--", "true", timeout=30)
     assert r.returncode != 0 and why in r.stderr, r.stderr
 
