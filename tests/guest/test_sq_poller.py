@@ -139,10 +139,16 @@ def test_two_busy_pollers_lose_no_time_to_it(guest, gids):
     (Debian 13; 3.8 ms when the poller still yielded and moved itself);
     87 ms with an old variant that yielded after moving: a yield returns
     at once to a thread that slept, and it took 300000 turns on their
-    CPUs."""
+    CPUs.
+    On the debug kernel the bound is the harness's slowdown times 1%: the
+    poller's looks are kernel code only, each lock in them checked by
+    lockdep and each access by KASAN, while the run's time is partly the
+    applications' own spinning in user space, which no checker slows.
+    Measured there alone: 536 ms in a 44.8 s run (1.2%) and 261 ms in
+    30.4 s (0.86%), no engine run."""
     _, poller, wall, polled = loopback_stream(guest, gids, "ib_write_lat", "-s 2 -n 20000")
     print("poller CPU %d us in %d us, %d engine runs" % (poller // 1000, wall // 1000, polled))
-    assert poller < wall // 100, (poller, wall)
+    assert poller < wall * guest.slowdown // 100, (poller, wall)
 
 
 CLOCK_MSGS = 2000
