@@ -1,14 +1,18 @@
-"""Zero-copy transmit (kernel/zcopy.c): RC payloads leave as fragments of
-the registered memory, never copied into a packet buffer; UC and UD,
-which complete before the peer has the data, copy.  The counters
-tx_zero_copy_bytes and tx_copied_bytes say which path each payload byte
-took.  Data must still verify when packets are lost (a retransmission
+"""Zero-copy transmit (kernel/zcopy.c): RC requests' payloads leave as
+fragments of the registered memory, never copied into a packet buffer;
+UC and UD, which complete before the peer has the data, copy, and so do
+READ responses, whose data must be taken before the requests behind the
+READ run.  The counters tx_zero_copy_bytes and tx_copied_bytes say which
+path each payload byte took.  Data must still verify when packets are lost (a retransmission
 reads the MR again) and when the application rewrites its buffer after
 each completion (ibv_rc_pingpong -c does, every iteration)."""
+import os
+
 import pytest
 
-from verbs_apps import (CLIENT_IP, SERVER_IP, gid_index, impair_data_packets,
-                        link_counters, rc_pingpong, run_pair)
+from verbs_apps import (CLIENT_IP, NOBODY, SERVER_IP, gid_index,
+                        impair_data_packets, link_counters, rc_pingpong,
+                        run_pair)
 
 # Core: runs on every Debian release with --releases (scripts/test).
 ALL_RELEASES = True
@@ -50,13 +54,45 @@ def test_1mib_writes_reference_the_mr(guest, gids):
     assert d["sroce0"]["tx_copied_bytes"] == 0, d
 
 
-def test_read_responses_reference_the_mr(guest, gids):
-    """The responder's side: READ response data leaves from the MR."""
+def test_read_responses_copy_the_data(guest, gids):
+    """The responder's side: READ response data is copied into the packet
+    as it is built, never referenced in the MR, because the requests
+    behind the READ may overwrite those bytes as soon as it has gone
+    (test_read_returns_the_bytes_from_before_a_later_write)."""
     (rc, out), d = deltas(guest, lambda: perftest(
         guest, gids, "ib_read_bw", "-F -s %d -n 20" % MIB))
     assert rc == 0, out
-    assert d["sroce1"]["tx_zero_copy_bytes"] >= 20 * MIB, d
-    assert d["sroce1"]["tx_copied_bytes"] == 0, d
+    assert d["sroce1"]["tx_copied_bytes"] >= 20 * MIB, d
+    assert d["sroce1"]["tx_zero_copy_bytes"] == 0, d
+
+
+BYPASS = "/sys/class/infiniband/sroce0/loopback_bypass"
+
+
+@pytest.mark.parametrize("bypass", ["1", "0"], ids=["localrx", "through-lo"])
+def test_read_returns_the_bytes_from_before_a_later_write(guest, bypass):
+    """tests/guest/tools/read_then_write: 20 rounds of a 64 KiB READ and,
+    right behind it on the same QP with no fence, a 64 KiB WRITE over the
+    same bytes.  Every READ must return the bytes from before the WRITE,
+    as on rxe and ConnectX (software relies on it: docs/peers.md).  Both
+    ways a device reaches itself: localrx.c's queue (no ICRC) and the IP
+    stack through lo (ICRC checked)."""
+    g = gid_index(guest, "sroce0", CLIENT_IP)
+    tool = os.path.join(guest.build, "cmake", "tests", "guest", "tools",
+                        "read_then_write")
+    before = link_counters(guest, "sroce0")
+    guest.run("echo %s > %s" % (bypass, BYPASS), check=True)
+    try:
+        r = guest.run("%s%s sroce0 %d 20" % (NOBODY, tool, g), timeout=120)
+    finally:
+        guest.run("echo 1 > %s" % BYPASS, check=True)
+    print(r.output)
+    assert not r.timed_out, r
+    assert r.rc == 0, r
+    assert "0 checks failed" in r.stdout, r
+    after = link_counters(guest, "sroce0")
+    print("requests held behind a READ:",
+          after["rx_held_for_read"] - before["rx_held_for_read"])
 
 
 def test_verified_under_loss_with_buffer_rewritten(guest, gids):
