@@ -39,6 +39,7 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_CNT_TX_ZCOPY_BYTES] = { .name = "tx_zero_copy_bytes" },
 	[SROCE_CNT_TX_COPIED_BYTES] = { .name = "tx_copied_bytes" },
 	[SROCE_CNT_RX_STEERED] = { .name = "rx_steered" },
+	[SROCE_CNT_RX_HELD_FOR_READ] = { .name = "rx_held_for_read" },
 	[SROCE_CNT_SQ_DOORBELLS] = { .name = "sq_doorbells" },
 	[SROCE_CNT_SQ_POLLED] = { .name = "sq_polled" },
 	[SROCE_CNT_XRC_BAD_SRQ] = { .name = "rx_xrc_bad_srq" },

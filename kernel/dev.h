@@ -110,6 +110,9 @@ enum sroce_counter {
 	SROCE_CNT_TX_ZCOPY_BYTES,	/* payload sent from registered memory */
 	SROCE_CNT_TX_COPIED_BYTES,	/* payload copied into packets */
 	SROCE_CNT_RX_STEERED,		/* received on another CPU (rxsteer.c) */
+	SROCE_CNT_RX_HELD_FOR_READ,	/* requests that waited for a READ's
+					 * response to go first (resp_read.c)
+					 */
 	SROCE_CNT_SQ_DOORBELLS,		/* doorbell syscalls of user SQs */
 	SROCE_CNT_SQ_POLLED,		/* engine runs for WQEs the send-queue
 					 * poller found (doorbell.c)

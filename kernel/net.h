@@ -87,8 +87,8 @@ int sroce_skb_send(struct sroce_dev *sdev, const struct sroce_av *av,
  * Where a packet's payload comes from (zcopy.c): inline data, an SGL
  * (@pd, @sge, @num_sge from @offset) or, for READ responses, one checked
  * MR range (@mr at @mr_va, under the caller's rcu_read_lock).
- * @by_reference: the sender completes only once the peer has the data
- * (RC), so the packet may reference the memory instead of copying it.
+ * @by_reference: the memory stays as it is until the peer has the data
+ * (an RC request's), so the packet may reference it instead of copying.
  */
 struct sroce_payload {
 	const void *inline_data;

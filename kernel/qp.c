@@ -237,6 +237,7 @@ static void qp_init_fields(struct sroce_qp *qp, struct sroce_dev *sdev,
 	spin_lock_init(&qp->state_lock);
 	spin_lock_init(&qp->req.lock);
 	spin_lock_init(&qp->resp.lock);
+	__skb_queue_head_init(&qp->resp.held);
 	INIT_LIST_HEAD(&qp->mcast);
 	sroce_sched_init(qp);
 	sroce_cc_qp_init(qp);
@@ -427,6 +428,7 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	roce_resp_seq_init(&qp->resp.seq, 0);
 	qp->resp.write_resid = 0;
 	roce_rd_reset(&qp->resp.rd_res);
+	sroce_resp_drop_held(qp);
 	qp->resp.msn = 0;
 	spin_unlock_bh(&qp->resp.lock);
 }
@@ -716,6 +718,9 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	sroce_sched_stop(qp);
 	sroce_mcast_detach_all(qp);
+	spin_lock_bh(&qp->resp.lock);
+	sroce_resp_drop_held(qp);
+	spin_unlock_bh(&qp->resp.lock);
 
 	dst_cache_destroy(&qp->dst_cache);
 	kfree(qp->resp.rd_res.res);

@@ -143,6 +143,11 @@ struct sroce_qp_resp {
 	bool reads_queued;		/* a READ response may be unsent: read
 					 * without resp.lock by the engine
 					 */
+	/* Requests that arrived behind an unsent READ response, in order
+	 * (resp_read.c), and the memory their skbs take (truesize).
+	 */
+	struct sk_buff_head held;
+	u32 held_bytes;
 	/* An ACK held back until the receive batch ends (ackq.c) */
 	bool ack_pending;		/* ... for ack_psn and ack_msn */
 	bool ack_queued;		/* on a CPU's list, holding a reference */
@@ -328,8 +333,11 @@ void sroce_sq_retire(struct sroce_qp *qp);
 enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode);
 /* post.c: copies new user WQEs into the shadow.  Caller holds req.lock. */
 int sroce_sq_fetch(struct sroce_qp *qp, u32 max);
-/* resp.c: READ responses, sent from the send work within *budget */
+/* resp_read.c: READ responses, and the requests held behind them, sent
+ * and carried out from the send work within *budget
+ */
 bool sroce_resp_send_reads(struct sroce_qp *qp, int *budget);
+void sroce_resp_drop_held(struct sroce_qp *qp);
 /* mcast.c */
 void sroce_mcast_detach_all(struct sroce_qp *qp);
 void sroce_mcast_recv(struct sroce_dev *sdev, struct sk_buff *skb,

@@ -780,13 +780,25 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
 		return;
 	}
-	if (qp->ib.qp_type == IB_QPT_UD || qp->ib.qp_type == IB_QPT_GSI) {
+	if (qp->ib.qp_type == IB_QPT_UD || qp->ib.qp_type == IB_QPT_GSI)
 		resp_ud(qp, skb, pkt);
-	} else {
-		rcu_read_lock();	/* as long as qp->resp.xrc_srq is set */
-		resp_rc_uc(qp, skb, pkt);
-		qp->resp.xrc_srq = NULL;
-		rcu_read_unlock();
-	}
+	else if (sroce_resp_must_wait(qp, pkt))
+		sroce_resp_hold(qp, skb);
+	else
+		sroce_resp_take(qp, skb, pkt);
 	spin_unlock_bh(&qp->resp.lock);
+}
+
+/*
+ * Carries out RC, UC or XRC request @pkt, in its turn: as it arrives, or
+ * once the READ responses before it have gone (resp_read.c).  Caller
+ * holds resp.lock.
+ */
+void sroce_resp_take(struct sroce_qp *qp, struct sk_buff *skb,
+		     const struct roce_pkt_info *pkt)
+{
+	rcu_read_lock();	/* as long as qp->resp.xrc_srq is set */
+	resp_rc_uc(qp, skb, pkt);
+	qp->resp.xrc_srq = NULL;
+	rcu_read_unlock();
 }

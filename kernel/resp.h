@@ -51,8 +51,14 @@ enum roce_access_verdict sroce_resp_resolve(struct sroce_qp *qp, struct ib_pd *p
 					    u32 need, struct sroce_mr **mr,
 					    u64 *mr_va);
 
+void sroce_resp_take(struct sroce_qp *qp, struct sk_buff *skb,
+		     const struct roce_pkt_info *pkt);
+
 /* resp_read.c */
 void sroce_resp_send_read_packet(struct sroce_qp *qp, struct roce_rd_res *r);
 bool sroce_resp_read_inline(struct sroce_qp *qp, struct roce_rd_res *r);
+bool sroce_resp_must_wait(const struct sroce_qp *qp,
+			  const struct roce_pkt_info *pkt);
+void sroce_resp_hold(struct sroce_qp *qp, struct sk_buff *skb);
 
 #endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * READ responses: sent from the QP's send work, paced with its requests,
- * or (a lone one-packet READ) right in the softirq that received it.
+ * or (a lone one-packet READ) right in the softirq that received it; and
+ * the requests that arrive behind an unsent one, held until it has gone.
  */
 #include "proto/psn.h"
 #include "resp.h"
@@ -86,10 +87,11 @@ void sroce_resp_send_read_packet(struct sroce_qp *qp, struct roce_rd_res *r)
 			return;
 		}
 	}
-	/* The requester completes the READ once it has the data. */
+	/* Copied, never referenced: the requests held behind this READ run
+	 * as soon as its last packet is built and may overwrite the bytes.
+	 */
 	skb = sroce_skb_payload(qp->sdev, hdr_len, &(struct sroce_payload){
 			.mr = mr, .mr_va = mr_va, .len = len,
-			.by_reference = true,
 		}, &err);
 	rcu_read_unlock();
 	if (!skb && err == -EAGAIN) {
@@ -119,28 +121,119 @@ void sroce_resp_send_read_packet(struct sroce_qp *qp, struct roce_rd_res *r)
 		r->done = true;
 }
 
-bool sroce_resp_send_reads(struct sroce_qp *qp, int *budget)
+/*
+ * Requests behind a READ.  A READ's data is taken as its response packets
+ * are built, which for all but a lone one-packet READ happens in the send
+ * work, after the requests that follow the READ have arrived.  The IBA
+ * lets a responder carry those out first (a requester that needs the
+ * order fences), but rxe and ConnectX read a READ's data before they
+ * execute anything behind it, and software relies on that: Open MPI
+ * 4.1's osc/ucx get_accumulate READs a value and WRITEs the new one over
+ * it unfenced (docs/peers.md).  So a request that arrives while a READ
+ * response is unsent waits here, in order, unless it is a READ itself,
+ * and once one waits everything behind it waits too.  The send work
+ * carries them out as soon as the READs before them have gone, with
+ * their data copied (zcopy.c says why READ responses copy).  Held
+ * requests are not yet acknowledged, so their ACKs, and any NAK they
+ * earn, follow the READ data as the PSN order says they must.
+ *
+ * A requester may have far more in flight than it is worth holding: past
+ * SROCE_RESP_HELD_MAX_BYTES a request is dropped as on a lossy link (the
+ * next one in order draws a PSN sequence NAK, or the requester's timer
+ * resends it).
+ */
+#define SROCE_RESP_HELD_MAX_BYTES	(1U << 20)
+
+/* Whether request @pkt waits behind a READ response.  Caller holds resp.lock. */
+bool sroce_resp_must_wait(const struct sroce_qp *qp,
+			  const struct roce_pkt_info *pkt)
+{
+	return !skb_queue_empty(&qp->resp.held) ||
+	       (qp->resp.reads_queued && !(pkt->op->flags & ROCE_OPF_READ_REQ));
+}
+
+/* Keeps request @skb (the caller still consumes its own reference). */
+void sroce_resp_hold(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	if (qp->resp.held_bytes + skb->truesize > SROCE_RESP_HELD_MAX_BYTES) {
+		sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
+		return;
+	}
+	qp->resp.held_bytes += skb->truesize;
+	__skb_queue_tail(&qp->resp.held, skb_get(skb));
+	sroce_count(qp->sdev, SROCE_CNT_RX_HELD_FOR_READ, 1);
+}
+
+/* Carries out the oldest held request; false if none is held. */
+static bool resp_take_held(struct sroce_qp *qp)
+{
+	struct sk_buff *skb = __skb_dequeue(&qp->resp.held);
+	struct roce_pkt_info pkt;
+
+	if (!skb)
+		return false;
+	qp->resp.held_bytes -= skb->truesize;
+	/* Parsed when it arrived, from the same unchanged bytes. */
+	if (sroce_resp_active(qp) && !roce_parse(skb->data, skb->len, &pkt))
+		sroce_resp_take(qp, skb, &pkt);
+	else
+		sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
+	consume_skb(skb);
+	return true;
+}
+
+/*
+ * RESET and destroy: what the QP held is no longer to be carried out.
+ * Caller holds resp.lock.
+ */
+void sroce_resp_drop_held(struct sroce_qp *qp)
+{
+	__skb_queue_purge(&qp->resp.held);
+	qp->resp.held_bytes = 0;
+}
+
+/* Sends queued READ response packets while *@budget, pacing and backoff allow. */
+static bool resp_send_read_packets(struct sroce_qp *qp, int *budget)
 {
 	struct roce_rd_res *r;
 	bool did = false;
 
-	/* Every engine run passes here: without a READ queued it must not
-	 * take resp.lock, which the receive softirq on another CPU holds
-	 * while it handles this QP's requests (a ping-pong spun on it).
-	 * The hint is set under resp.lock before the work is scheduled.
-	 */
-	if (!sroce_qp_reliable(qp) || !READ_ONCE(qp->resp.reads_queued))
-		return false;
-	spin_lock_bh(&qp->resp.lock);
-	while (*budget > 0 && !qp->sched.tx_backoff && (r = roce_rd_next_read(&qp->resp.rd_res)) &&
-	       sroce_cc_may_send(qp)) {
+	while (*budget > 0 && !qp->sched.tx_backoff &&
+	       (r = roce_rd_next_read(&qp->resp.rd_res)) && sroce_cc_may_send(qp)) {
 		sroce_resp_send_read_packet(qp, r);
 		(*budget)--;
 		did = true;
 	}
-	if (!roce_rd_next_read(&qp->resp.rd_res))
+	return did;
+}
+
+bool sroce_resp_send_reads(struct sroce_qp *qp, int *budget)
+{
+	bool did = false;
+
+	/* Every engine run passes here: without a READ queued or a request
+	 * held it must not take resp.lock, which the receive softirq on
+	 * another CPU holds while it handles this QP's requests (a
+	 * ping-pong spun on it).  Both hints are set under resp.lock before
+	 * the work is scheduled.
+	 */
+	if (!sroce_qp_reliable(qp) ||
+	    (!READ_ONCE(qp->resp.reads_queued) && !skb_queue_len_lockless(&qp->resp.held)))
+		return false;
+	spin_lock_bh(&qp->resp.lock);
+	for (;;) {
+		did |= resp_send_read_packets(qp, budget);
+		if (roce_rd_next_read(&qp->resp.rd_res))
+			break;		/* paced, backed off or out of budget */
 		WRITE_ONCE(qp->resp.reads_queued, false);
+		/* A held READ queues itself again; the rest run now. */
+		if (*budget <= 0 || !resp_take_held(qp))
+			break;
+		(*budget)--;
+		did = true;
+	}
 	/* Responses still to send: what comes back is received elsewhere. */
-	sroce_spin_unlock_bh_sent(&qp->resp.lock, READ_ONCE(qp->resp.reads_queued));
+	sroce_spin_unlock_bh_sent(&qp->resp.lock, READ_ONCE(qp->resp.reads_queued) ||
+				  !skb_queue_empty(&qp->resp.held));
 	return did;
 }

@@ -19,6 +19,9 @@
  * new bytes under the old ICRC and is dropped by the peer, as it must be.
  * UC and UD complete once the packet is handed on, so they copy (as does
  * inline data, and a payload too short for a page reference to pay off).
+ * So do READ responses: the requests behind a READ may overwrite its
+ * bytes as soon as the response is built (resp_read.c), while a
+ * referenced page is read only when the peer receives the packet.
  *
  * A page that a packet must not hold (slab memory, as kmalloc'd kernel
  * buffers are; vmalloc'd memory, outside the direct map) or a payload
