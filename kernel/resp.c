@@ -5,7 +5,8 @@
  * drop the broken message), checks keys, rights and bounds on every
  * remote access, places data, completes receives, and acknowledges
  * (resp_answer.c).  READ responses are sent from the QP's send work,
- * paced with its requests (resp_read.c); everything else is answered
+ * paced with its requests (resp_read.c); atomics, ATOMIC WRITE and
+ * FLUSH are carried out in resp_atomic.c; everything else is answered
  * right here in softirq.
  */
 #include <linux/highmem.h>
@@ -134,21 +135,6 @@ static void resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 
 /* ---- RC and UC requests ------------------------------------------------------ */
 
-/*
- * What a request handler returns: RESP_OK, a NAK code (ROCE_NAK_*, all
- * below 0x80) for the caller to send or act on, or one of the outcomes
- * that need nothing more from the caller but bookkeeping.
- */
-enum resp_outcome {
-	RESP_OK = 0,
-	RESP_PAGE_FAULT = 0xfc,	/* an ODP page is being faulted in: RNR NAK
-				 * (as ConnectX answers), or UC drop
-				 */
-	RESP_HANDLED = 0xfd,	/* a receive error, already completed */
-	RESP_RNR = 0xfe,	/* RNR NAK sent; the request is not consumed */
-	RESP_UC_DROP = 0xff,	/* UC: drop the rest of this message */
-};
-
 /* The receive WQE a SEND or WRITE with immediate consumes, or what to do
  * without one.
  */
@@ -188,12 +174,6 @@ enum roce_access_verdict sroce_resp_resolve(struct sroce_qp *qp, struct ib_pd *p
 	return v;
 }
 
-/* What a copy's error (mr.c) makes of a request: a NAK code or 0. */
-static u8 resp_copy_outcome(int err)
-{
-	return !err ? 0 : err == -EAGAIN ? RESP_PAGE_FAULT : ROCE_NAK_REM_ACCESS_ERR;
-}
-
 /*
  * Checks a READ or WRITE request's RETH; the NAK code or 0.  @resident:
  * the whole range must be in memory now (a READ, answered later from
@@ -213,7 +193,7 @@ static u8 resp_check_reth(struct sroce_qp *qp, const struct roce_reth *reth,
 	rcu_read_lock();
 	v = sroce_resp_resolve(qp, sroce_resp_pd(qp), reth, need, &mr, &mr_va);
 	if (v == ROCE_ACCESS_OK && mr && resident)
-		res = resp_copy_outcome(sroce_mr_resident(mr, mr_va, reth->len));
+		res = sroce_resp_copy_outcome(sroce_mr_resident(mr, mr_va, reth->len));
 	rcu_read_unlock();
 	return v == ROCE_ACCESS_OK ? res : roce_access_nak(v);
 }
@@ -233,7 +213,7 @@ static u8 resp_write_data(struct sroce_qp *qp, const struct roce_reth *range,
 	if (mr)
 		err = sroce_mr_copy_skb(mr, mr_va, skb, skb_off, range->len);
 	rcu_read_unlock();
-	return v == ROCE_ACCESS_OK ? resp_copy_outcome(err) : roce_access_nak(v);
+	return v == ROCE_ACCESS_OK ? sroce_resp_copy_outcome(err) : roce_access_nak(v);
 }
 
 /*
@@ -398,167 +378,6 @@ static u8 resp_read(struct sroce_qp *qp, const struct roce_pkt_info *pkt,
 	return 0;
 }
 
-/*
- * Applies @a to the 8 bytes an atomic or ATOMIC WRITE at @va works on,
- * once proto's check of the request (@v, against @t) passed: 0, or the
- * NAK.  Caller holds rcu_read_lock().
- */
-static u8 resp_atomic_on_target(struct sroce_qp *qp, struct sroce_rkey_target *t,
-				enum roce_access_verdict v, u64 va,
-				struct sroce_atomic *a)
-{
-	u64 mr_va;
-
-	if (v == ROCE_ACCESS_OK)
-		v = sroce_rkey_translate(qp, t, va, ROCE_ATOMIC_LEN, &mr_va);
-	if (v != ROCE_ACCESS_OK)
-		return roce_access_nak(v);
-	/*
-	 * The peer's address was aligned, but a zero-based window may move
-	 * it off alignment in our memory: our layout, not its request.
-	 */
-	if (!roce_atomic_aligned(mr_va))
-		return ROCE_NAK_REM_ACCESS_ERR;
-	return resp_copy_outcome(sroce_mr_atomic(t->mr, mr_va, a));
-}
-
-/* Remembers an atomic or ATOMIC WRITE at @psn, for its duplicates. */
-static struct roce_rd_res *resp_add_atomic(struct sroce_qp *qp, u8 kind, u32 psn)
-{
-	struct roce_rd_res *r = roce_rd_add(&qp->resp.rd_res);
-
-	r->kind = kind;
-	r->first_psn = psn;
-	r->last_psn = psn;
-	qp->resp.msn++;
-	return r;
-}
-
-static u8 resp_atomic(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
-{
-	const struct roce_atmeth *a = &pkt->atmeth;
-	struct sroce_atomic op = {
-		.op = roce_opcode_on(pkt->bth.opcode, ROCE_OP_RC_BASE) ==
-		      ROCE_OP_RC_CMP_SWAP ? SROCE_ATOMIC_CMP_SWAP : SROCE_ATOMIC_FETCH_ADD,
-		.compare = a->compare,
-		.value = a->swap_add,
-	};
-	struct sroce_rkey_target t;
-	bool found;
-	u8 nak;
-
-	if (!(qp->access & IB_ACCESS_REMOTE_ATOMIC))
-		return ROCE_NAK_REM_ACCESS_ERR;
-	if (!roce_rd_make_room(&qp->resp.rd_res, qp->max_dest_rd_atomic))
-		return ROCE_NAK_INVALID_REQ;	/* peer broke its limit */
-
-	rcu_read_lock();
-	found = sroce_rkey_lookup(qp, a->rkey, &t);
-	nak = resp_atomic_on_target(qp, &t,
-				    roce_atomic_check(found ? &t.desc : NULL, sroce_resp_pd(qp), a),
-				    a->va, &op);
-	rcu_read_unlock();
-	if (nak)
-		return nak;
-
-	resp_add_atomic(qp, ROCE_RD_ATOMIC, pkt->bth.psn)->atomic_orig = op.orig;
-	sroce_resp_send(qp, ROCE_OP_RC_ATOMIC_ACK, pkt->bth.psn,
-			roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID), &op.orig);
-	return 0;
-}
-
-/*
- * ATOMIC WRITE's and FLUSH's answer, as rxe sends it: an empty READ
- * RESPONSE ONLY.
- */
-static void resp_empty_read_resp(struct sroce_qp *qp, u32 psn)
-{
-	sroce_resp_send(qp, ROCE_OP_RC_READ_RESP_ONLY, psn,
-			roce_aeth_ack_syndrome(ROCE_AETH_CREDITS_INVALID), NULL);
-}
-
-/*
- * RDMA ATOMIC WRITE (IBTA 1.5 A19): the 8 payload bytes stored at once,
- * byte for byte, at an aligned address the peer may write, after every
- * earlier request of this QP and never torn against an atomic.
- */
-static u8 resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
-			    const struct roce_pkt_info *pkt)
-{
-	struct sroce_atomic op = { .op = SROCE_ATOMIC_WRITE };
-	struct sroce_rkey_target t;
-	bool found;
-	u8 nak;
-
-	if (!(qp->access & IB_ACCESS_REMOTE_WRITE))
-		return ROCE_NAK_REM_ACCESS_ERR;
-	if (pkt->payload_len != ROCE_ATOMIC_LEN || pkt->bth.padcnt)
-		return ROCE_NAK_INVALID_REQ;
-	if (!roce_rd_make_room(&qp->resp.rd_res, qp->max_dest_rd_atomic))
-		return ROCE_NAK_INVALID_REQ;	/* peer broke its limit */
-	/* The payload's bytes as they are: ATOMIC WRITE stores them as such. */
-	if (skb_copy_bits(skb, pkt->payload_off, &op.value, sizeof(op.value)))
-		return ROCE_NAK_INVALID_REQ;	/* parse said 8 bytes: cannot happen */
-
-	rcu_read_lock();
-	found = sroce_rkey_lookup(qp, pkt->reth.rkey, &t);
-	nak = resp_atomic_on_target(qp, &t,
-				    roce_atomic_write_check(found ? &t.desc : NULL,
-							    sroce_resp_pd(qp), &pkt->reth),
-				    pkt->reth.va, &op);
-	rcu_read_unlock();
-	if (nak)
-		return nak;
-
-	resp_add_atomic(qp, ROCE_RD_ATOMIC_WRITE, pkt->bth.psn);
-	resp_empty_read_resp(qp, pkt->bth.psn);
-	return 0;
-}
-
-/*
- * RDMA FLUSH (IBTA 1.5 A19): once this is answered, every write this QP
- * executed before it is visible to every CPU and device (global
- * visibility), to the range or to the whole MR the FETH names.  Writes
- * are executed in order by this responder with CPU stores, so a full
- * barrier before the answer is that, whatever the range.  Persistence is
- * never granted: no MR here is persistent memory (mr.c), so such a FLUSH
- * finds no MR with the right.  Keeps no responder resource: a duplicate
- * is simply answered again (resp_duplicate).
- */
-static u8 resp_flush(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
-{
-	u32 need = roce_flush_rights(&pkt->feth);
-	enum roce_access_verdict v;
-	struct sroce_rkey_target t;
-	u64 va, len, mr_va;
-	bool found;
-
-	if (!need)
-		return ROCE_NAK_INVALID_REQ;
-	if ((qp->access & need) != need)
-		return ROCE_NAK_REM_ACCESS_ERR;
-
-	rcu_read_lock();
-	found = sroce_rkey_lookup(qp, pkt->reth.rkey, &t);
-	v = roce_flush_check(found ? &t.desc : NULL, sroce_resp_pd(qp), &pkt->feth,
-			     &pkt->reth);
-	if (v == ROCE_ACCESS_OK) {
-		bool whole = pkt->feth.selectivity == ROCE_FLUSH_MR;
-
-		va = whole ? t.desc.iova : pkt->reth.va;
-		len = whole ? 0 : pkt->reth.len;
-		v = sroce_rkey_translate(qp, &t, va, len, &mr_va);
-	}
-	rcu_read_unlock();
-	if (v != ROCE_ACCESS_OK)
-		return roce_access_nak(v);
-
-	smp_mb();	/* the earlier writes, before the answer says so */
-	qp->resp.msn++;
-	resp_empty_read_resp(qp, pkt->bth.psn);
-	return 0;
-}
-
 /* A request we have seen before (RC): answer it again without redoing it. */
 static void resp_duplicate(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 {
@@ -570,7 +389,7 @@ static void resp_duplicate(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	sroce_count(qp->sdev, SROCE_CNT_DUP_REQUESTS, 1);
 	if (flags & ROCE_OPF_FLUSH) {
 		/* Its writes were made visible before the first answer. */
-		resp_empty_read_resp(qp, psn);
+		sroce_resp_empty_read_resp(qp, psn);
 		return;
 	}
 	kind = (flags & ROCE_OPF_READ_REQ) ? ROCE_RD_READ :
@@ -595,7 +414,7 @@ static void resp_duplicate(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 		return;
 	}
 	if (r->kind == ROCE_RD_ATOMIC_WRITE) {
-		resp_empty_read_resp(qp, psn);	/* never stored twice */
+		sroce_resp_empty_read_resp(qp, psn);	/* never stored twice */
 		return;
 	}
 	roce_rd_restart_read(r, psn, qp->mtu);
@@ -681,11 +500,11 @@ static u8 resp_execute(struct sroce_qp *qp, struct sk_buff *skb,
 	if (rc && (flags & ROCE_OPF_READ_REQ))
 		return resp_read(qp, pkt, npsn);
 	if (rc && (flags & ROCE_OPF_ATOMIC))
-		return resp_atomic(qp, pkt);
+		return sroce_resp_atomic(qp, pkt);
 	if (rc && (flags & ROCE_OPF_ATOMIC_WRITE))
-		return resp_atomic_write(qp, skb, pkt);
+		return sroce_resp_atomic_write(qp, skb, pkt);
 	if (rc && (flags & ROCE_OPF_FLUSH))
-		return resp_flush(qp, pkt);
+		return sroce_resp_flush(qp, pkt);
 	return ROCE_NAK_INVALID_REQ;
 }
 
