@@ -8,9 +8,7 @@ completions, the peer's memory byte for byte, ordering behind a WRITE,
 the NAKs for a misaligned address and a missing right, and the two ways
 it cannot be asked for (ibv_post_send, a UC QP).
 """
-import os
-
-from verbs_apps import CLIENT_IP, NOBODY, gid_index
+from verbs_apps import CLIENT_IP, NOBODY, gid_index, guest_tool
 
 # Core: runs on every Debian release with --releases (scripts/test).
 ALL_RELEASES = True
@@ -18,7 +16,7 @@ ALL_RELEASES = True
 
 def test_atomic_write_between_two_qps(guest):
     g = gid_index(guest, "sroce0", CLIENT_IP)
-    tool = os.path.join(guest.build, "cmake", "tests", "guest", "tools", "atomic_write")
+    tool = guest_tool(guest, "atomic_write")
     r = guest.run("%s%s sroce0 %d" % (NOBODY, tool, g), timeout=120)
     print(r.output)
     assert not r.timed_out, r

@@ -15,7 +15,8 @@ import pytest
 
 from cc_sampler import root_drops
 from verbs_apps import (CLIENT_IP, SERVER_IP, SLOW_PATH_DCQCN, TRACE,
-                        ecn_bottleneck_command, gid_index, link_counters, traced)
+                        ecn_bottleneck_command, gid_index, guest_tool,
+                        link_counters, traced)
 
 SAMPLER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cc_sampler.py")
 CC = "/sys/class/infiniband/%s/cc/%s"
@@ -352,8 +353,7 @@ def test_qp_rate_limit_verbs_checks(guest, gids):
 
 def rate_send(guest):
     """The guest tool built for the guest's release."""
-    return os.path.join(guest.build, "cmake", "tests", "guest", "tools",
-                        "rate_limit_send")
+    return guest_tool(guest, "rate_limit_send")
 
 
 def rate_send_kbps(guest, gids, how, kbps, burst, warmup, seconds):

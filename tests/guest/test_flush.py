@@ -8,9 +8,7 @@ ib_core can ask for it, and sroce claims no such capability.
 tests/guest/tools/flush.cpp checks it as an application sees it; what it
 checks depends on the rdma-core it was built against (see its header).
 """
-import os
-
-from verbs_apps import CLIENT_IP, NOBODY, gid_index
+from verbs_apps import CLIENT_IP, NOBODY, gid_index, guest_tool
 
 # Core: runs on every Debian release with --releases (scripts/test).
 ALL_RELEASES = True
@@ -18,7 +16,7 @@ ALL_RELEASES = True
 
 def test_flush_between_two_qps(guest):
     g = gid_index(guest, "sroce0", CLIENT_IP)
-    tool = os.path.join(guest.build, "cmake", "tests", "guest", "tools", "flush")
+    tool = guest_tool(guest, "flush")
     r = guest.run("%s%s sroce0 %d" % (NOBODY, tool, g), timeout=120)
     print(r.output)
     assert not r.timed_out, r

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from verbs_apps import CLIENT_IP, SERVER_IP, gid_index, run_pair
+from verbs_apps import CLIENT_IP, SERVER_IP, gid_index, guest_tool, run_pair
 
 # Core: runs on every Debian release with --releases (scripts/test).
 ALL_RELEASES = True
@@ -57,7 +57,7 @@ def test_atomic_write_with_rxe(guest, gids, requester, responder):
     devices from the initial namespace."""
     if guest.distro in (None, "bookworm"):
         pytest.skip("Debian 12's rxe (Linux 6.1) has no ATOMIC WRITE (6.2)")
-    tool = os.path.join(guest.build, "cmake", "tests", "guest", "tools", "atomic_write")
+    tool = guest_tool(guest, "atomic_write")
     r = guest.run("%s %s %d %s %d" % (tool, requester, gids[requester],
                                       responder, gids[responder]), timeout=120)
     print(r.output)
@@ -90,7 +90,7 @@ def test_flush_from_rxe(guest, gids):
     requester, responder = "rxe0", "sroce1"
     if guest.userspace == "bookworm":
         pytest.skip("Debian 12's rdma-core 44 has no FLUSH verb (45; rxe: Linux 6.2)")
-    tool = os.path.join(guest.build, "cmake", "tests", "guest", "tools", "flush")
+    tool = guest_tool(guest, "flush")
     r = guest.run("%s %s %d %s %d" % (tool, requester, gids[requester],
                                       responder, gids[responder]), timeout=120)
     print(r.output)

@@ -17,7 +17,7 @@ import os
 
 import pytest
 
-from verbs_apps import link_counters
+from verbs_apps import guest_tool, link_counters
 
 MPIRUN = ("mpirun --allow-run-as-root --oversubscribe --mca pml ucx --mca btl self "
           # One-sided MPI is not exercised; its UCX component would open
@@ -56,7 +56,7 @@ def run_mpi(guest, np, launch, devices):
 
 @pytest.fixture(scope="module")
 def tool(guest):
-    path = os.path.join(guest.build, "cmake", "tests", "guest", "tools", "mpi_check")
+    path = guest_tool(guest, "mpi_check")
     if not os.path.exists(path):
         pytest.fail("%s is not built: Open MPI's development files are missing "
                     "(scripts/setup installs libopenmpi-dev)" % path)

@@ -11,18 +11,18 @@ veth pair, with the faults counted.  The kernel log is checked after every
 test (conftest); the soak runs ODP under memory pressure and munmap races
 (scripts/soak).
 """
-import os
 
 import pytest
 
-from verbs_apps import CLIENT_IP, NOBODY, SERVER_IP, gid_index, link_counters, run_pair
+from verbs_apps import (CLIENT_IP, NOBODY, SERVER_IP, gid_index, guest_tool,
+                        link_counters, run_pair)
 
 ALL_RELEASES = True
 
 
 def test_odp_in_loopback(guest):
     g = gid_index(guest, "sroce0", CLIENT_IP)
-    tool = os.path.join(guest.build, "cmake", "tests", "guest", "tools", "odp")
+    tool = guest_tool(guest, "odp")
     r = guest.run("%s%s sroce0 %d" % (NOBODY, tool, g), timeout=300)
     print(r.output)
     assert not r.timed_out, r

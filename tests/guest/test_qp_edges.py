@@ -16,11 +16,10 @@ on hardware: the WQEs are flushed and no asynchronous event is raised
 (UCX logs a "catastrophic error" for each one it gets).  RESET to ERR is
 no transition at all (ib_core's state table): EINVAL, as on ConnectX.
 """
-import os
 
 import pytest
 
-from verbs_apps import CLIENT_IP, NOBODY, gid_index
+from verbs_apps import CLIENT_IP, NOBODY, gid_index, guest_tool
 
 # Core: runs on every Debian release with --releases (scripts/test).
 ALL_RELEASES = True
@@ -31,7 +30,7 @@ def run_tool(guest, scenario):
     g = gid_index(guest, "sroce0", CLIENT_IP)
     # Unprivileged, as an attacker would be; bounded well below the soft
     # lockup detector's 20 s so a stalled kernel shows up as a timeout too.
-    tool = os.path.join(guest.build, "cmake", "tests", "guest", "tools", "qp_edges")
+    tool = guest_tool(guest, "qp_edges")
     r = guest.run("%s%s sroce0 %d %s" % (NOBODY, tool, g, scenario), timeout=60)
     print(r.output)
     assert not r.timed_out, r

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from verbs_apps import (CLIENT_IP, CLIENT_IP6, SERVER_IP, SERVER_IP6,
+from verbs_apps import (CLIENT_IP, CLIENT_IP6, LOOPBACK_BYPASS, SERVER_IP, SERVER_IP6,
                         gid_index, run_pair, until_cm_listens)
 
 # Core: runs on every Debian release with --releases (scripts/test).
@@ -127,7 +127,6 @@ def test_perftest_loopback(guest, gids, cmd):
 
 
 LO_PACKETS = "cat /sys/class/net/lo/statistics/rx_packets"
-BYPASS = "/sys/class/infiniband/sroce0/loopback_bypass"
 
 
 @pytest.mark.first_release_only
@@ -142,13 +141,13 @@ def test_loopback_bypass(guest, gids):
     through_lo = {}
     try:
         for bypass in ("1", "0"):
-            guest.run("echo %s > %s" % (bypass, BYPASS), check=True)
+            guest.run("echo %s > %s" % (bypass, LOOPBACK_BYPASS), check=True)
             before = int(guest.run(LO_PACKETS, check=True).stdout)
             rc, out = run_pair(guest, app, app + " localhost", server_ns=None)
             assert rc == 0 and "iters in" in out, (bypass, out)
             through_lo[bypass] = int(guest.run(LO_PACKETS, check=True).stdout) - before
     finally:
-        guest.run("echo 1 > %s" % BYPASS, check=True)
+        guest.run("echo 1 > %s" % LOOPBACK_BYPASS, check=True)
     print("packets through lo by loopback_bypass:", through_lo)
     # Each side sends `iters` messages: with the stack, those alone pass lo.
     assert through_lo["0"] >= 2 * iters, through_lo

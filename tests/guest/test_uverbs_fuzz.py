@@ -17,7 +17,8 @@ import os
 
 import pytest
 
-from verbs_apps import CLIENT_IP, NOBODY, SERVER_IP, gid_index, rc_pingpong
+from verbs_apps import (CLIENT_IP, NOBODY, SERVER_IP, gid_index, guest_tool,
+                        rc_pingpong)
 
 # Core: runs on every Debian release with --releases (scripts/test); each
 # release's ib_core has its own uverbs code to get wrong.
@@ -41,7 +42,7 @@ def corpus():
     corpus()[1], marks=pytest.mark.first_release_only)])
 def test_uverbs_fuzz_leaves_the_kernel_whole(guest, seed):
     g = gid_index(guest, "sroce0", CLIENT_IP)
-    tool = os.path.join(guest.build, "cmake", "tests", "guest", "tools", "uverbs_fuzz")
+    tool = guest_tool(guest, "uverbs_fuzz")
     r = guest.run("%s%s sroce0 %d %d %d 4" % (NOBODY, tool, g, seed, SECONDS),
                   timeout=SECONDS + 120)
     print(r.output[-4000:])

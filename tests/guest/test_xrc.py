@@ -17,8 +17,8 @@ import os
 
 import pytest
 
-from verbs_apps import (CLIENT_IP, NOBODY, SERVER_IP, gid_index, link_counters,
-                        run_pair)
+from verbs_apps import (CLIENT_IP, NOBODY, SERVER_IP, gid_index, guest_tool,
+                        link_counters, run_pair)
 
 ALL_RELEASES = True
 
@@ -30,7 +30,7 @@ REFUSED_SRQ_NUMBERS = 3
 
 
 def run_tool(guest, ini, ini_gid, tgt, tgt_gid):
-    tool = os.path.join(guest.build, "cmake", "tests", "guest", "tools", "xrc")
+    tool = guest_tool(guest, "xrc")
     guest.run("rm -rf /tmp/xrc && mkdir -m 777 /tmp/xrc", check=True)
     r = guest.run("%s%s %s %d %s %d /tmp/xrc/domain"
                   % (NOBODY, tool, ini, ini_gid, tgt, tgt_gid), timeout=300)

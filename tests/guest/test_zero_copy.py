@@ -3,16 +3,16 @@ fragments of the registered memory, never copied into a packet buffer;
 UC and UD, which complete before the peer has the data, copy, and so do
 READ responses, whose data must be taken before the requests behind the
 READ run.  The counters tx_zero_copy_bytes and tx_copied_bytes say which
-path each payload byte took.  Data must still verify when packets are lost (a retransmission
-reads the MR again) and when the application rewrites its buffer after
-each completion (ibv_rc_pingpong -c does, every iteration)."""
-import os
+path each payload byte took.  Data must still verify when packets are
+lost (a retransmission reads the MR again) and when the application
+rewrites its buffer after each completion (ibv_rc_pingpong -c does,
+every iteration)."""
 
 import pytest
 
-from verbs_apps import (CLIENT_IP, NOBODY, SERVER_IP, gid_index,
-                        impair_data_packets, link_counters, rc_pingpong,
-                        run_pair)
+from verbs_apps import (CLIENT_IP, LOOPBACK_BYPASS, NOBODY, SERVER_IP,
+                        gid_index, guest_tool, impair_data_packets,
+                        link_counters, rc_pingpong, run_pair)
 
 # Core: runs on every Debian release with --releases (scripts/test).
 ALL_RELEASES = True
@@ -66,8 +66,6 @@ def test_read_responses_copy_the_data(guest, gids):
     assert d["sroce1"]["tx_zero_copy_bytes"] == 0, d
 
 
-BYPASS = "/sys/class/infiniband/sroce0/loopback_bypass"
-
 
 @pytest.mark.parametrize("bypass", ["1", "0"], ids=["localrx", "through-lo"])
 def test_read_returns_the_bytes_from_before_a_later_write(guest, bypass):
@@ -78,14 +76,13 @@ def test_read_returns_the_bytes_from_before_a_later_write(guest, bypass):
     ways a device reaches itself: localrx.c's queue (no ICRC) and the IP
     stack through lo (ICRC checked)."""
     g = gid_index(guest, "sroce0", CLIENT_IP)
-    tool = os.path.join(guest.build, "cmake", "tests", "guest", "tools",
-                        "read_then_write")
+    tool = guest_tool(guest, "read_then_write")
     before = link_counters(guest, "sroce0")
-    guest.run("echo %s > %s" % (bypass, BYPASS), check=True)
+    guest.run("echo %s > %s" % (bypass, LOOPBACK_BYPASS), check=True)
     try:
         r = guest.run("%s%s sroce0 %d 20" % (NOBODY, tool, g), timeout=120)
     finally:
-        guest.run("echo 1 > %s" % BYPASS, check=True)
+        guest.run("echo 1 > %s" % LOOPBACK_BYPASS, check=True)
     print(r.output)
     assert not r.timed_out, r
     assert r.rc == 0, r

@@ -3,6 +3,7 @@ RDMA devices: server in namespace `peer` on sroce1 (veth1, 198.51.100.2),
 client in the initial namespace on sroce0 or rxe0 (veth0, 198.51.100.1),
 or both ends on one device (loopback)."""
 import ipaddress
+import os
 import re
 import shlex
 
@@ -71,6 +72,16 @@ def run_pair(guest, server, client, timeout=120, server_ns="peer", port=18515):
         % dict(p=prefix, server=server, wait=wait, t=timeout, client=client))
     r = guest.run(script, timeout=timeout + 60)
     return r.rc, r.output
+
+
+# A device's setting: 1 (default) sends to this host's own addresses
+# without the IP stack (kernel/localrx.c), 0 through lo.
+LOOPBACK_BYPASS = "/sys/class/infiniband/sroce0/loopback_bypass"
+
+
+def guest_tool(guest, name):
+    """Path of tests/guest/tools' NAME as built for the guest's release."""
+    return os.path.join(guest.build, "cmake", "tests", "guest", "tools", name)
 
 
 def link_counters(guest, dev):
