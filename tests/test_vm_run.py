@@ -214,17 +214,36 @@ def test_stopped_test_run_leaves_no_guest(tmp_path):
             p.kill()
 
 
-def test_command_in_a_folder_above_the_tree(tmp_path, release):
-    """A command whose folder holds the project tree runs (issue 41: with
-    the tree at /tmp/x/sroce, `vm-run --distro trixie -- /tmp/x/cmd.sh`
-    ended 127, the guest having made /tmp/x for the tree first).  The tree
-    is shown there by a bind mount, the way a user's clone would be."""
+# What the command below prints about the guest, besides its release:
+# static device nodes whose module is not loaded yet, and whether /mnt
+# takes a file.
+FOLDER_CMD = """#!/bin/bash
+echo "ran on $(cat /etc/debian_version)"
+for m in loop tun; do
+    grep -q "^$m " /proc/modules && echo "$m loaded" || echo "$m not loaded"
+done
+for n in /dev/loop-control /dev/net/tun /dev/fuse; do
+    [ -c "$n" ] && echo "node $n"
+done
+echo x >/mnt/written && echo "mnt writable"
+losetup -f >/dev/null && echo "loop device free"
+exit 0
+"""
+_folder_runs = {}
+
+
+def folder_run(release, tmp_path_factory):
+    """`vm-run [--distro RELEASE] -- /tmp/.../x/cmd.sh` with the project
+    tree at x/sroce (a bind mount, the way a user's clone would be), once
+    per release for the tests below."""
+    if release in _folder_runs:
+        return _folder_runs[release]
     wait_for_release_build(release)
-    top = tmp_path / "x"
+    top = tmp_path_factory.mktemp("folder-" + release) / "x"
     tree = top / "sroce"
     tree.mkdir(parents=True)
     cmd = top / "cmd.sh"
-    cmd.write_text('#!/bin/bash\necho "ran on $(cat /etc/debian_version)"\n')
+    cmd.write_text(FOLDER_CMD)
     cmd.chmod(0o755)
     subprocess.run(["mount", "--bind", ROOT, str(tree)], check=True)
     try:
@@ -233,10 +252,35 @@ def test_command_in_a_folder_above_the_tree(tmp_path, release):
                            capture_output=True, text=True, timeout=180, cwd="/")
     finally:
         subprocess.run(["umount", str(tree)], check=True)
+    _folder_runs[release] = r
+    return r
+
+
+def test_command_in_a_folder_above_the_tree(tmp_path_factory, release):
+    """A command whose folder holds the project tree runs (issue 41: with
+    the tree at /tmp/x/sroce, `vm-run --distro trixie -- /tmp/x/cmd.sh`
+    ended 127, the guest having made /tmp/x for the tree first)."""
+    r = folder_run(release, tmp_path_factory)
     assert r.returncode == 0, r.stdout + r.stderr
     # The release's own root: Debian 12.x, 13.x, sid ("forky/sid").
     assert {"bookworm": "ran on 12.", "trixie": "ran on 13.",
             "sid": "/sid"}[release] in r.stdout, r.stdout
+
+
+def test_a_guest_has_what_a_debian_system_has(tmp_path_factory, release):
+    """The static device nodes kmod-static-nodes makes at boot, before
+    their modules load (blktests' nvme/051 found no loop device without
+    /dev/loop-control; the kernel's RDMA selftests need /dev/net/tun after
+    they unload tun), and a writable /mnt (blktests' xfs tests mount
+    there): what a user's test suite finds on any Debian system."""
+    r = folder_run(release, tmp_path_factory)
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = r.stdout.splitlines()
+    assert "loop not loaded" in out and "tun not loaded" in out, r.stdout
+    for node in ("/dev/loop-control", "/dev/net/tun", "/dev/fuse"):
+        assert "node " + node in out, r.stdout
+    assert "mnt writable" in out, r.stdout
+    assert "loop device free" in out, r.stdout
 
 
 def test_the_debug_kernel_boots_from_its_own_image(tmp_path):
