@@ -72,13 +72,36 @@ static bool sroce_qp_set_error(struct sroce_qp *qp)
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	was_ok = qp->state != IB_QPS_ERR && qp->state != IB_QPS_RESET;
-	if (was_ok)
+	if (was_ok) {
 		qp->state = IB_QPS_ERR;
+		qp->last_wqe_due = !!qp->srq;
+	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (!was_ok)
 		return false;
 	sroce_sched_stop_retry_timers(qp);
 	return true;
+}
+
+/*
+ * The Last WQE Reached event of a QP that receives through an SRQ, once
+ * per entry into ERR, called by the flush after it completed the receive
+ * WQE the QP held (sroce_resp_flush_rwqe()): from then on the QP takes no
+ * WQE from the SRQ, so its consumer may reap the CQ and destroy it (IBTA
+ * 10.3.1, 11.6.3.1).  ib_drain_qp() waits up to 10 s for it since 6.10,
+ * and user space (UCX's rc_verbs) waits for it before destroying a QP.
+ */
+void sroce_qp_last_wqe(struct sroce_qp *qp)
+{
+	unsigned long flags;
+	bool due;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	due = qp->last_wqe_due;
+	qp->last_wqe_due = false;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (due)
+		sroce_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 }
 
 /*
@@ -612,6 +635,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (new == IB_QPS_RESET && qp->state != IB_QPS_RESET) {
 		spin_lock_bh(&qp->state_lock);
 		qp->state = IB_QPS_RESET;
+		qp->last_wqe_due = false;
 		spin_unlock_bh(&qp->state_lock);
 		sroce_qp_reset(qp);
 	}

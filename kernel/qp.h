@@ -176,6 +176,9 @@ struct sroce_qp {
 					 * engine clears it under req.lock
 					 */
 	bool sqd_notify;		/* raise IB_EVENT_SQ_DRAINED then */
+	bool last_wqe_due;		/* SRQ: in ERR, Last WQE Reached not
+					 * raised yet (sroce_qp_last_wqe())
+					 */
 	u32 dest_qpn;
 	u32 qkey;
 	int access;			/* IB_ACCESS_REMOTE_* */
@@ -364,5 +367,6 @@ void sroce_ackq_exit(void);
 void sroce_resp_flush_rwqe(struct sroce_qp *qp);
 /* qp.c: an affiliated asynchronous event of @qp */
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
+void sroce_qp_last_wqe(struct sroce_qp *qp);
 
 #endif /* SROCE_QP_H */

@@ -539,6 +539,7 @@ static bool sroce_flush_queues(struct sroce_qp *qp, int budget)
 		smp_mb();
 	}
 	sroce_resp_flush_rwqe(qp);
+	sroce_qp_last_wqe(qp);
 	for (n = 0; rq && n < budget; n++) {
 		if (sroce_rq_pop(rq, &rwqe))
 			break;

@@ -48,6 +48,11 @@
  *   reset-to-err     a QP in RESET asked to move to ERR: EINVAL, as every
  *                    device answers (ib_core's state table has no such
  *                    transition), and the QP stays in RESET.
+ *   srq-last-wqe     an RC QP receiving through an SRQ raises
+ *                    IBV_EVENT_QP_LAST_WQE_REACHED once when it enters
+ *                    ERR, whether asked to or failing on its own (its
+ *                    send's retries exhausted), and flushes none of the
+ *                    SRQ's receives: another QP on the SRQ takes them.
  *   cq-resize-posted a UD QP posts 6 signaled sends and at once asks to
  *                    shrink its send CQ to 1, 200 times: each time EINVAL,
  *                    the 6 completions counted although the send queue
@@ -102,17 +107,31 @@ void post_sends(Setup &s, ibv_qp *qp, int n)
 	}
 }
 
-void post_recvs(Setup &s, ibv_qp *qp, int n)
+/* @n receives of kMsg bytes, wr_id @first on: to @srq if given, else to
+ * @qp's receive queue. */
+void post_recvs(Setup &s, ibv_qp *qp, int n, ibv_srq *srq = nullptr, uint64_t first = 200)
 {
 	for (int i = 0; i < n; i++) {
 		ibv_sge sge{reinterpret_cast<uintptr_t>(s.mr->addr), kMsg, s.mr->lkey};
 		ibv_recv_wr wr{}, *bad;
-		wr.wr_id = 200 + i;
+		wr.wr_id = first + i;
 		wr.sg_list = &sge;
 		wr.num_sge = 1;
-		if (int err = ibv_post_recv(qp, &wr, &bad))
-			die("ibv_post_recv", err);
+		if (int err = srq ? ibv_post_srq_recv(srq, &wr, &bad) : ibv_post_recv(qp, &wr, &bad))
+			die(srq ? "ibv_post_srq_recv" : "ibv_post_recv", err);
 	}
+}
+
+/* An SRQ of 16 receives of one SGE. */
+ibv_srq *make_srq(Setup &s)
+{
+	ibv_srq_init_attr init{};
+	init.attr.max_wr = 16;
+	init.attr.max_sge = 1;
+	ibv_srq *srq = ibv_create_srq(s.pd, &init);
+	if (!srq)
+		die("ibv_create_srq", errno);
+	return srq;
 }
 
 sroce_ring_ctrl *sq_ctrl(ibv_qp *qp) { return sroce::to_qp(qp)->sq.ring.ctrl(); }
@@ -447,23 +466,8 @@ void recv_mid_message(Setup &s)
 void srq_resize(Setup &s)
 {
 	constexpr int kBefore = 10, kAfter = 20;
-	ibv_srq_init_attr init{};
-	init.attr.max_wr = 16;
-	init.attr.max_sge = 1;
-	ibv_srq *srq = ibv_create_srq(s.pd, &init);
-	if (!srq)
-		die("ibv_create_srq", errno);
-	auto post = [&](int from, int n) {
-		for (int i = from; i < from + n; i++) {
-			ibv_sge sge{reinterpret_cast<uintptr_t>(s.mr->addr), kMsg, s.mr->lkey};
-			ibv_recv_wr wr{}, *bad;
-			wr.wr_id = 700 + i;
-			wr.sg_list = &sge;
-			wr.num_sge = 1;
-			if (int err = ibv_post_srq_recv(srq, &wr, &bad))
-				die("ibv_post_srq_recv", err);
-		}
-	};
+	ibv_srq *srq = make_srq(s);
+	auto post = [&](int from, int n) { post_recvs(s, nullptr, n, srq, 700 + from); };
 	post(0, kBefore);
 	ibv_srq_attr a{};
 	a.max_wr = 64;
@@ -682,6 +686,47 @@ void destroy_after_last_recv(Setup &s)
 	ibv_destroy_cq(rcq);
 }
 
+void srq_last_wqe(Setup &s)
+{
+	constexpr int kRecvs = 4;
+	ibv_srq *srq = make_srq(s);
+	post_recvs(s, nullptr, kRecvs, srq, 800);
+	ibv_qp *asked = make_rc(s, srq), *peer = make_rc(s);
+
+	connect(s, asked, peer->qp_num);
+	connect(s, peer, asked->qp_num);
+	ibv_qp_attr a{};
+	a.qp_state = IBV_QPS_ERR;
+	if (int err = ibv_modify_qp(asked, &a, IBV_QP_STATE))
+		die("to ERR", err);
+	check(wait_event(s, asked, IBV_EVENT_QP_LAST_WQE_REACHED),
+	      "Last WQE Reached for the QP moved to ERR");
+	check(!wait_event(s, asked, kAnyEvent, std::chrono::milliseconds(1000)),
+	      "and no second event");
+
+	/* `mute` stays in INIT and drops the SEND: with timeout index 12
+	 * (~17 ms) and 7 retries the QP fails on its own well within kLimit.
+	 */
+	ibv_qp *failing = make_rc(s, srq), *mute = make_rc(s);
+	to_rtr(s, failing, mute->qp_num, s.gid);
+	to_rts(failing, 1, 12);
+	post_sends(s, failing, 1);
+	check(wait_error_completions(s, failing, 100, 1) == 1,
+	      "the unanswered SEND failed");
+	check(wait_event(s, failing, IBV_EVENT_QP_LAST_WQE_REACHED),
+	      "Last WQE Reached for the QP that failed");
+
+	ibv_qp *taker = make_rc(s, srq), *sender = make_rc(s);
+	connect(s, taker, sender->qp_num);
+	connect(s, sender, taker->qp_num);
+	post_sends(s, sender, kRecvs);
+	check(wait_completions(s, taker, 800, kRecvs, Want::success) == kRecvs,
+	      "another QP on the SRQ received into all of its receives");
+	for (ibv_qp *qp : {asked, peer, failing, mute, taker, sender})
+		ibv_destroy_qp(qp);
+	ibv_destroy_srq(srq);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -689,7 +734,8 @@ int main(int argc, char **argv)
 	if (argc != 4) {
 		std::fprintf(stderr, "usage: %s DEV GID_INDEX sq-behind-fetch|sq-past-ring|rq-behind|"
 			     "modify-to-err|cq-overflow|sqd-drain|recv-mid-message|srq-resize|"
-			     "reset-to-err|flush-access|cq-resize-posted|destroy-after-last-recv\n",
+			     "reset-to-err|flush-access|cq-resize-posted|destroy-after-last-recv|"
+			     "srq-last-wqe\n",
 			     argv[0]);
 		return 2;
 	}
@@ -721,6 +767,8 @@ int main(int argc, char **argv)
 		cq_resize_posted(s);
 	else if (scenario == "destroy-after-last-recv")
 		destroy_after_last_recv(s);
+	else if (scenario == "srq-last-wqe")
+		srq_last_wqe(s);
 	else
 		die("unknown scenario", EINVAL);
 	return finish();
