@@ -183,7 +183,8 @@ static int sroce_sq_init(struct sroce_qp *qp, struct ib_qp_init_attr *init,
 		err = -ENOMEM;
 		goto err_ring;
 	}
-	cap->max_send_wr = slots;
+	qp->sq_max_wr = sroce_wq_max_wr(max_t(u32, cap->max_send_wr, 1), slots);
+	cap->max_send_wr = qp->sq_max_wr;
 	cap->max_send_sge = qp->max_send_sge;
 	cap->max_inline_data = qp->max_inline;
 	return 0;
@@ -300,7 +301,7 @@ static int qp_init_rq(struct sroce_qp *qp, struct ib_qp_init_attr *init,
 				    &resp->rq);
 		if (err)
 			return err;
-		init->cap.max_recv_wr = qp->rq.ring.num_slots;
+		init->cap.max_recv_wr = qp->rq.max_wr;
 		init->cap.max_recv_sge = qp->rq.max_sge;
 	}
 	return 0;
@@ -693,12 +694,12 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->rnr_retry = qp->rnr_retry;
 	/* An XRC target has no queues; an XRC sender no receive queue. */
 	if (ibqp->qp_type != IB_QPT_XRC_TGT) {
-		attr->cap.max_send_wr = qp->sq_slots;
+		attr->cap.max_send_wr = qp->sq_max_wr;
 		attr->cap.max_send_sge = qp->max_send_sge;
 		attr->cap.max_inline_data = qp->max_inline;
 	}
 	if (!qp->srq && !sroce_qp_xrc(qp)) {
-		attr->cap.max_recv_wr = qp->rq.ring.num_slots;
+		attr->cap.max_recv_wr = qp->rq.max_wr;
 		attr->cap.max_recv_sge = qp->rq.max_sge;
 	}
 	if (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC ||

@@ -208,6 +208,7 @@ struct sroce_qp {
 	u8 *shadow;			/* sroce_swqe per slot */
 	u32 shadow_size;		/* bytes per shadow slot */
 	u32 sq_slots;
+	u32 sq_max_wr;			/* reported: sroce_wq_max_wr() */
 	u32 sq_mask;
 	struct sroce_cq *rcq;
 	struct sroce_srq *srq;

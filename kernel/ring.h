@@ -8,6 +8,7 @@
 #ifndef SROCE_RING_H
 #define SROCE_RING_H
 
+#include <linux/minmax.h>
 #include <linux/types.h>
 
 #include "../include/uapi/sroce-abi.h"
@@ -34,6 +35,21 @@ struct sroce_ring {
 static inline void *sroce_ring_slot(const struct sroce_ring *r, u32 index)
 {
 	return r->slots + (size_t)(index & r->mask) * r->slot_size;
+}
+
+/*
+ * The max_wr a work queue (SQ, RQ, SRQ) of @num_slots made for @requested
+ * WRs reports: at least the request, and never more than a CQ made for
+ * the same request holds (cq.c: requested + 1 slots, rounded up to a power
+ * of two, one kept empty).  Consumers size a CQ by their own request and
+ * then post what the queue reports: UCX fills its SRQ to the reported
+ * max_wr, and an SRQ made for 4095 that reported its 4096 slots overflowed
+ * UCX's CQ of 4095.  rxe and mlx5, whose queues keep a slot empty too,
+ * report no more either.  A work queue's ring holds all its slots.
+ */
+static inline u32 sroce_wq_max_wr(u32 requested, u32 num_slots)
+{
+	return max(requested, num_slots - 1);
 }
 
 int sroce_ring_init(struct sroce_ring *r, u32 min_slots, u32 slot_size);

@@ -30,6 +30,7 @@ struct sroce_rq {
 	u32 prod;			/* kernel RQs: ours */
 	u32 cons;			/* always ours; published for users */
 	u32 max_sge;
+	u32 max_wr;			/* reported: sroce_wq_max_wr() */
 };
 
 struct sroce_srq {

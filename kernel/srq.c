@@ -52,6 +52,7 @@ int sroce_rq_init(struct sroce_rq *rq, u32 max_wr, u32 max_sge,
 	rq->prod = 0;
 	rq->cons = 0;
 	rq->max_sge = sroce_rq_slot_sges(rq->ring.slot_size);
+	rq->max_wr = sroce_wq_max_wr(max(max_wr, 1U), rq->ring.num_slots);
 
 	if (udata) {
 		uctx = rdma_udata_to_drv_context(udata, struct sroce_ucontext,
@@ -269,7 +270,7 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		if (err)
 			goto err_num;
 	}
-	attr->max_wr = srq->rq.ring.num_slots;
+	attr->max_wr = srq->rq.max_wr;
 	attr->max_sge = srq->rq.max_sge;
 	return 0;
 
@@ -336,6 +337,7 @@ static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr,
 	rq->ring = ring;
 	rq->prod = pending;
 	rq->cons = 0;
+	rq->max_wr = sroce_wq_max_wr(max_wr, ring.num_slots);
 	spin_unlock_irqrestore(&rq->lock, flags);
 
 	sroce_ring_free(&old);
@@ -361,8 +363,8 @@ int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		if (!attr->max_wr || attr->max_wr > SROCE_MAX_SRQ_WR)
 			return -EINVAL;
 		/* Check the new limit before resizing: no half-done call. */
-		if ((mask & IB_SRQ_LIMIT) &&
-		    attr->srq_limit >= roundup_pow_of_two(attr->max_wr))
+		if ((mask & IB_SRQ_LIMIT) && attr->srq_limit >=
+		    sroce_wq_max_wr(attr->max_wr, roundup_pow_of_two(attr->max_wr)))
 			return -EINVAL;
 		err = sroce_srq_resize(srq, attr->max_wr, udata);
 		if (err)
@@ -371,7 +373,7 @@ int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 
 	if (mask & IB_SRQ_LIMIT) {
 		spin_lock_irqsave(&srq->rq.lock, flags);
-		max_wr = srq->rq.ring.num_slots;
+		max_wr = srq->rq.max_wr;
 		if (attr->srq_limit >= max_wr) {
 			spin_unlock_irqrestore(&srq->rq.lock, flags);
 			return -EINVAL;
@@ -389,7 +391,7 @@ int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 	unsigned long flags;
 
 	spin_lock_irqsave(&srq->rq.lock, flags);
-	attr->max_wr = srq->rq.ring.num_slots;
+	attr->max_wr = srq->rq.max_wr;
 	attr->max_sge = srq->rq.max_sge;
 	attr->srq_limit = srq->limit;
 	spin_unlock_irqrestore(&srq->rq.lock, flags);

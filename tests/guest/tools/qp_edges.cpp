@@ -53,6 +53,13 @@
  *                    ERR, whether asked to or failing on its own (its
  *                    send's retries exhausted), and flushes none of the
  *                    SRQ's receives: another QP on the SRQ takes them.
+ *   caps-fit-cqs     for requests of 1 to 4096 WRs, what an SRQ, a QP's
+ *                    receive and send queues report is at least the
+ *                    request and no more than a CQ made for the same
+ *                    request holds; and an SRQ of 15 filled to what it
+ *                    reports, every receive completing unpolled, fits its
+ *                    CQ of 15 (UCX fills its SRQ so, and one of 4095
+ *                    reporting 4096 overflowed its CQ of 4095).
  *   cq-resize-posted a UD QP posts 6 signaled sends and at once asks to
  *                    shrink its send CQ to 1, 200 times: each time EINVAL,
  *                    the 6 completions counted although the send queue
@@ -122,15 +129,17 @@ void post_recvs(Setup &s, ibv_qp *qp, int n, ibv_srq *srq = nullptr, uint64_t fi
 	}
 }
 
-/* An SRQ of 16 receives of one SGE. */
-ibv_srq *make_srq(Setup &s)
+/* An SRQ for @max_wr receives of one SGE; @reported gets its max_wr. */
+ibv_srq *make_srq(Setup &s, uint32_t max_wr = 16, uint32_t *reported = nullptr)
 {
 	ibv_srq_init_attr init{};
-	init.attr.max_wr = 16;
+	init.attr.max_wr = max_wr;
 	init.attr.max_sge = 1;
 	ibv_srq *srq = ibv_create_srq(s.pd, &init);
 	if (!srq)
 		die("ibv_create_srq", errno);
+	if (reported)
+		*reported = init.attr.max_wr;
 	return srq;
 }
 
@@ -727,6 +736,67 @@ void srq_last_wqe(Setup &s)
 	ibv_destroy_srq(srq);
 }
 
+/* What queues report against what a CQ of the same request holds. */
+void caps_fit_cqs(Setup &s)
+{
+	for (uint32_t req : {1u, 3u, 16u, 3000u, 4095u, 4096u}) {
+		ibv_cq *cq = ibv_create_cq(s.ctx, req, nullptr, nullptr, 0);
+		if (!cq)
+			die("ibv_create_cq", errno);
+		const uint32_t cqe = cq->cqe;
+		uint32_t srq_wr;
+		ibv_srq *srq = make_srq(s, req, &srq_wr);
+		ibv_qp_init_attr qi{};
+		qi.send_cq = qi.recv_cq = cq;
+		qi.cap.max_send_wr = qi.cap.max_recv_wr = req;
+		qi.cap.max_send_sge = qi.cap.max_recv_sge = 1;
+		qi.qp_type = IBV_QPT_RC;
+		ibv_qp *qp = ibv_create_qp(s.pd, &qi);
+		if (!qp)
+			die("ibv_create_qp", errno);
+		const std::string of = " for " + std::to_string(req) + " (CQ " +
+				       std::to_string(cqe) + ")";
+		check(srq_wr >= req && srq_wr <= cqe,
+		      "SRQ reports " + std::to_string(srq_wr) + of);
+		check(qi.cap.max_recv_wr >= req && qi.cap.max_recv_wr <= cqe,
+		      "RQ reports " + std::to_string(qi.cap.max_recv_wr) + of);
+		check(qi.cap.max_send_wr >= req && qi.cap.max_send_wr <= cqe,
+		      "SQ reports " + std::to_string(qi.cap.max_send_wr) + of);
+		ibv_srq_attr qa{};
+		if (int err = ibv_query_srq(srq, &qa))
+			die("ibv_query_srq", err);
+		check(qa.max_wr == srq_wr, "SRQ query says the same");
+		ibv_destroy_qp(qp);
+		ibv_destroy_srq(srq);
+		ibv_destroy_cq(cq);
+	}
+
+	constexpr int kReq = 15;
+	ibv_cq *rcq = ibv_create_cq(s.ctx, kReq, nullptr, nullptr, 0);
+	if (!rcq)
+		die("ibv_create_cq", errno);
+	uint32_t srq_wr;
+	ibv_srq *srq = make_srq(s, kReq, &srq_wr);
+	const int filled = static_cast<int>(srq_wr);
+	post_recvs(s, nullptr, filled, srq, 800);
+	Setup r = s;
+	r.cq = rcq;
+	ibv_qp *receiver = make_rc(r, srq), *sender = make_rc(s, nullptr, filled);
+	connect(r, receiver, sender->qp_num);
+	connect(s, sender, receiver->qp_num);
+	post_sends(s, sender, filled);
+	check(wait_completions(s, sender, 100, filled, Want::success) == filled,
+	      "all " + std::to_string(filled) + " SENDs delivered");
+	check(!wait_event(s, nullptr, kAnyEvent, std::chrono::milliseconds(1000)),
+	      "no CQ error");
+	check(wait_completions(r, receiver, 800, filled, Want::success) == filled,
+	      "every receive completed into the CQ of " + std::to_string(kReq));
+	ibv_destroy_qp(receiver);
+	ibv_destroy_qp(sender);
+	ibv_destroy_srq(srq);
+	ibv_destroy_cq(rcq);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -735,7 +805,7 @@ int main(int argc, char **argv)
 		std::fprintf(stderr, "usage: %s DEV GID_INDEX sq-behind-fetch|sq-past-ring|rq-behind|"
 			     "modify-to-err|cq-overflow|sqd-drain|recv-mid-message|srq-resize|"
 			     "reset-to-err|flush-access|cq-resize-posted|destroy-after-last-recv|"
-			     "srq-last-wqe\n",
+			     "srq-last-wqe|caps-fit-cqs\n",
 			     argv[0]);
 		return 2;
 	}
@@ -769,6 +839,8 @@ int main(int argc, char **argv)
 		destroy_after_last_recv(s);
 	else if (scenario == "srq-last-wqe")
 		srq_last_wqe(s);
+	else if (scenario == "caps-fit-cqs")
+		caps_fit_cqs(s);
 	else
 		die("unknown scenario", EINVAL);
 	return finish();
