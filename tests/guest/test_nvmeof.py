@@ -28,36 +28,39 @@ PORTS = {"ipv4": (1, CLIENT_IP), "ipv6": (2, CLIENT_IP6)}
 NVMET = "/sys/kernel/config/nvmet"
 
 
-def target_script():
-    """nvmet through configfs (what nvmetcli writes): one subsystem any
-    host may use, namespace 1 on /dev/nullb0, an RDMA port per family."""
+def target_script(nqn=NQN, ports=PORTS, rdma_options=""):
+    """nvmet through configfs (what nvmetcli writes): subsystem @nqn, which
+    any host may use, namespace 1 on /dev/nullb0, an RDMA port per entry
+    of @ports (family: (port number, address)); nvmet-rdma loaded with
+    @rdma_options."""
     lines = [
         "set -e",
         "modprobe configfs",
         "mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config",
         "modprobe null_blk nr_devices=1 gb=1 bs=4096 memory_backed=1",
-        "modprobe nvmet-rdma",
+        "modprobe nvmet-rdma %s" % rdma_options,
         "modprobe nvme-rdma",
-        "s=%s/subsystems/%s" % (NVMET, NQN),
+        "s=%s/subsystems/%s" % (NVMET, nqn),
         "mkdir $s && echo 1 > $s/attr_allow_any_host",
         "mkdir $s/namespaces/1 && echo -n /dev/nullb0 > $s/namespaces/1/device_path",
         "echo 1 > $s/namespaces/1/enable",
     ]
-    for family, (port, addr) in PORTS.items():
+    for family, (port, addr) in ports.items():
         p = "%s/ports/%d" % (NVMET, port)
         lines += ["mkdir %s" % p,
                   "echo rdma > %s/addr_trtype && echo %s > %s/addr_adrfam" % (p, family, p),
                   "echo %s > %s/addr_traddr && echo 4420 > %s/addr_trsvcid" % (addr, p, p),
-                  "ln -s $s %s/subsystems/%s" % (p, NQN)]
+                  "ln -s $s %s/subsystems/%s" % (p, nqn)]
     return "\n".join(lines)
 
 
-def teardown_script():
-    lines = ["nvme disconnect -n %s >/dev/null 2>&1" % NQN]
-    for port, _ in PORTS.values():
+def teardown_script(nqn=NQN, ports=PORTS):
+    """Undoes target_script(nqn, ports) and unloads the consumers."""
+    lines = ["nvme disconnect -n %s >/dev/null 2>&1" % nqn]
+    for port, _ in ports.values():
         lines.append("rm -f %s/ports/%d/subsystems/%s; rmdir %s/ports/%d"
-                     % (NVMET, port, NQN, NVMET, port))
-    lines += ["s=%s/subsystems/%s" % (NVMET, NQN),
+                     % (NVMET, port, nqn, NVMET, port))
+    lines += ["s=%s/subsystems/%s" % (NVMET, nqn),
               "echo 0 > $s/namespaces/1/enable; rmdir $s/namespaces/1 $s",
               "rmmod nvme_rdma nvmet_rdma nvmet nvme_fabrics null_blk"]
     return "; ".join(lines)

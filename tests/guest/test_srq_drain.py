@@ -11,7 +11,7 @@ the queues go).  The user-space side of the event is
 tests/guest/tools/qp_edges.cpp's srq-last-wqe."""
 import time
 
-from test_nvmeof import NVMET
+from test_nvmeof import target_script, teardown_script
 from verbs_apps import CLIENT_IP
 
 # Core: runs on every Debian release with --releases (scripts/test); the
@@ -19,40 +19,11 @@ from verbs_apps import CLIENT_IP
 ALL_RELEASES = True
 
 NQN = "nqn.2026-12.org.sroce:srq-drain"
-PORT = "%s/ports/9" % NVMET
-SUBSYS = "%s/subsystems/%s" % (NVMET, NQN)
+PORTS = {"ipv4": (9, CLIENT_IP)}
 
 # One drain that waited for its event in vain takes 10 s: what stays
 # under that, on a slow host too, had none.
 DRAIN_BOUND_S = 9.0
-
-
-def target_with_srq():
-    """nvmet-rdma with its receives in SRQs (use_srq), one subsystem on a
-    memory-backed null_blk, listening on sroce0."""
-    return "\n".join([
-        "set -e",
-        "modprobe null_blk nr_devices=1 gb=1 bs=4096 memory_backed=1",
-        "modprobe nvmet-rdma use_srq=1",
-        "modprobe nvme-rdma",
-        "mkdir %s && echo 1 > %s/attr_allow_any_host" % (SUBSYS, SUBSYS),
-        "mkdir %s/namespaces/1 && echo -n /dev/nullb0 > %s/namespaces/1/device_path"
-        % (SUBSYS, SUBSYS),
-        "echo 1 > %s/namespaces/1/enable" % SUBSYS,
-        "mkdir %s && echo rdma > %s/addr_trtype && echo ipv4 > %s/addr_adrfam"
-        % (PORT, PORT, PORT),
-        "echo %s > %s/addr_traddr && echo 4420 > %s/addr_trsvcid" % (CLIENT_IP, PORT, PORT),
-        "ln -s %s %s/subsystems/%s" % (SUBSYS, PORT, NQN),
-    ])
-
-
-def dismantle():
-    return "; ".join([
-        "nvme disconnect -n %s >/dev/null 2>&1" % NQN,
-        "rm -f %s/subsystems/%s; rmdir %s" % (PORT, NQN, PORT),
-        "echo 0 > %s/namespaces/1/enable; rmdir %s/namespaces/1 %s" % (SUBSYS, SUBSYS, SUBSYS),
-        "rmmod nvme_rdma nvmet_rdma nvmet nvme_fabrics null_blk",
-    ])
 
 
 def srq_qps(guest):
@@ -71,7 +42,8 @@ def srq_qps(guest):
 
 
 def test_nvmet_srq_queues_go_at_once_after_a_disconnect(guest):
-    guest.run(target_with_srq(), timeout=120, check=True)
+    # nvmet-rdma with its receives in SRQs (use_srq).
+    guest.run(target_script(NQN, PORTS, "use_srq=1"), timeout=120, check=True)
     try:
         guest.run("nvme connect -t rdma -a %s -s 4420 -n %s -i 1" % (CLIENT_IP, NQN),
                   timeout=120, check=True)
@@ -90,4 +62,4 @@ def test_nvmet_srq_queues_go_at_once_after_a_disconnect(guest):
         assert r.rc == 0, "target QPs still attached 60 s after the disconnect"
         assert took < DRAIN_BOUND_S, took
     finally:
-        guest.run(dismantle(), timeout=120)
+        guest.run(teardown_script(NQN, PORTS), timeout=120)
