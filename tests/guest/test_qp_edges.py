@@ -88,6 +88,13 @@ def test_queues_report_what_their_cqs_hold(guest):
     run_tool(guest, "caps-fit-cqs")
 
 
+def test_write_with_immediate_reports_its_length(guest):
+    """The receive an RDMA WRITE with immediate consumes completes with the
+    WRITE's length as byte_len (ConnectX and rxe do; libfabric's fi_cq_data
+    checks it): one packet, several, and none."""
+    run_tool(guest, "write-imm-length")
+
+
 def test_srq_resize_keeps_pending_receives(guest):
     """An SRQ grows with receives pending, refuses to shrink below them,
     and every receive completes in order afterwards."""

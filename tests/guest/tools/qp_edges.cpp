@@ -60,6 +60,11 @@
  *                    reports, every receive completing unpolled, fits its
  *                    CQ of 15 (UCX fills its SRQ so, and one of 4095
  *                    reporting 4096 overflowed its CQ of 4095).
+ *   write-imm-length RDMA WRITEs with immediate of 1000 bytes (one
+ *                    packet), 3000 bytes (three) and none: the receive each
+ *                    consumes completes with the WRITE's length as its
+ *                    byte_len, as on ConnectX and rxe (libfabric's
+ *                    fi_cq_data checks it).
  *   cq-resize-posted a UD QP posts 6 signaled sends and at once asks to
  *                    shrink its send CQ to 1, 200 times: each time EINVAL,
  *                    the 6 completions counted although the send queue
@@ -797,6 +802,68 @@ void caps_fit_cqs(Setup &s)
 	ibv_destroy_cq(rcq);
 }
 
+/* @len bytes WRITTEN with immediate from @a into @b's half of @mr, and
+ * the receive of @b the WRITE consumed: its byte_len, opcode and
+ * immediate.
+ */
+void write_imm_once(Setup &s, ibv_qp *a, ibv_qp *b, ibv_mr *mr, uint32_t len)
+{
+	const uint64_t recv_id = 300 + len, send_id = 400 + len;
+	auto *buf = static_cast<char *>(mr->addr);
+
+	post_recvs(s, b, 1, nullptr, recv_id);
+	ibv_sge sge{reinterpret_cast<uintptr_t>(buf), len, mr->lkey};
+	ibv_send_wr wr{}, *bad;
+	wr.wr_id = send_id;
+	wr.sg_list = &sge;
+	wr.num_sge = len ? 1 : 0;
+	wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.imm_data = htobe32(len);
+	wr.wr.rdma.remote_addr = reinterpret_cast<uintptr_t>(buf + mr->length / 2);
+	wr.wr.rdma.rkey = mr->rkey;
+	if (int err = ibv_post_send(a, &wr, &bad))
+		die("ibv_post_send", err);
+	ibv_wc recv{};
+	bool sent = false, received = false;
+	for (int i = 0; i < 2; i++) {
+		const ibv_wc wc = next_completion(s);
+		if (wc.wr_id == recv_id) {
+			recv = wc;
+			received = true;
+		} else if (wc.wr_id == send_id) {
+			sent = wc.status == IBV_WC_SUCCESS;
+		}
+	}
+	check(sent && received && recv.status == IBV_WC_SUCCESS &&
+		      recv.opcode == IBV_WC_RECV_RDMA_WITH_IMM &&
+		      be32toh(recv.imm_data) == len && recv.byte_len == len,
+	      "a WRITE with immediate of " + std::to_string(len) +
+		      " B completes its receive with byte_len " +
+		      (received ? std::to_string(recv.byte_len) : "(none)"));
+}
+
+void write_imm_length(Setup &s)
+{
+	constexpr size_t kHalf = 4096;
+	void *buf = std::aligned_alloc(4096, 2 * kHalf);
+	ibv_mr *mr = buf ? ibv_reg_mr(s.pd, buf, 2 * kHalf,
+				      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE) :
+			   nullptr;
+	if (!mr)
+		die("ibv_reg_mr", errno);
+	ibv_qp *a = make_rc(s), *b = make_rc(s);
+	connect(s, a, b->qp_num);
+	connect(s, b, a->qp_num);
+	/* One packet, three packets (MTU 1024), and none. */
+	for (uint32_t len : {1000u, 3000u, 0u})
+		write_imm_once(s, a, b, mr, len);
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+	ibv_dereg_mr(mr);
+	std::free(buf);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -805,7 +872,7 @@ int main(int argc, char **argv)
 		std::fprintf(stderr, "usage: %s DEV GID_INDEX sq-behind-fetch|sq-past-ring|rq-behind|"
 			     "modify-to-err|cq-overflow|sqd-drain|recv-mid-message|srq-resize|"
 			     "reset-to-err|flush-access|cq-resize-posted|destroy-after-last-recv|"
-			     "srq-last-wqe|caps-fit-cqs\n",
+			     "srq-last-wqe|caps-fit-cqs|write-imm-length\n",
 			     argv[0]);
 		return 2;
 	}
@@ -841,6 +908,8 @@ int main(int argc, char **argv)
 		srq_last_wqe(s);
 	else if (scenario == "caps-fit-cqs")
 		caps_fit_cqs(s);
+	else if (scenario == "write-imm-length")
+		write_imm_length(s);
 	else
 		die("unknown scenario", EINVAL);
 	return finish();
