@@ -139,6 +139,9 @@ struct sroce_qp_resp {
 	u64 write_va;			/* WRITE in progress */
 	u32 write_rkey;
 	u32 write_resid;
+	u32 write_len;			/* its RETH length: the byte_len of a
+					 * WRITE with immediate's receive
+					 */
 	struct roce_rd_ring rd_res;	/* RC: READs and atomics accepted */
 	bool reads_queued;		/* a READ response may be unsent: read
 					 * without resp.lock by the engine

@@ -307,7 +307,7 @@ static u8 resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 		qp->resp.write_va = pkt->reth.va;
 		qp->resp.write_rkey = pkt->reth.rkey;
 		qp->resp.write_resid = pkt->reth.len;
-		qp->resp.recv_offset = pkt->reth.len;	/* byte_len if with imm */
+		qp->resp.write_len = pkt->reth.len;
 	}
 	if ((!(flags & ROCE_OPF_LAST) && pkt->payload_len != qp->mtu) ||
 	    pkt->payload_len > qp->resp.write_resid ||
@@ -331,7 +331,7 @@ static u8 resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 		if (flags & ROCE_OPF_IMM) {
 			struct ib_wc wc = {
 				.opcode = IB_WC_RECV_RDMA_WITH_IMM,
-				.byte_len = qp->resp.recv_offset,
+				.byte_len = qp->resp.write_len,
 				.wc_flags = IB_WC_WITH_IMM,
 				.ex.imm_data = (__force __be32)pkt->imm_be,
 			};
