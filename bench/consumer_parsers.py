@@ -10,8 +10,15 @@ from parsers import ParseError, _tail
 
 # fi_pingpong: "bytes #sent #ack total time MB/sec usec/xfer Mxfers/sec",
 # then one row per size, e.g. "64  2000  =2000  250k  0.05s  5.02  25.49  0.04".
-_FI_ROW = re.compile(r"^(\d[\d.]*[kmg]?)\s+(\d+)\s+=(\d+)\s+\S+\s+([\d.]+)s\s+"
+# From 1,000 on, fabtests prints counts truncated to thousands ("2k":
+# cnt_str() in its common/shared.c).
+_FI_ROW = re.compile(r"^(\d[\d.]*[kmg]?)\s+(\d+[kmb]?)\s+=(\d+[kmb]?)\s+\S+\s+([\d.]+)s\s+"
                      r"([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$", re.M)
+_FI_COUNT_UNIT = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9}
+
+
+def _fi_count(text):
+    return int(text.rstrip("kmb")) * _FI_COUNT_UNIT[text[len(text.rstrip("kmb")):]]
 
 
 def fi_pingpong(text):
@@ -23,7 +30,7 @@ def fi_pingpong(text):
     _, sent, acked, _, mbps, usec, _ = rows[-1]
     if sent != acked:
         raise ParseError("fi_pingpong: %s sent, %s acknowledged" % (sent, acked))
-    return {"iterations": int(sent), "us_per_rt": float(usec), "mbps": float(mbps)}
+    return {"iterations": _fi_count(sent), "us_per_rt": float(usec), "mbps": float(mbps)}
 
 
 # ucx_perftest's last line: "Final: iterations, overhead (usec) 50%ile

@@ -496,6 +496,15 @@ def test_fi_pingpong_report():
     assert r == {"iterations": 200, "us_per_rt": 604.43, "mbps": 0.11}
 
 
+def test_fi_pingpong_counts_of_thousands():
+    """From 1,000 on fi_pingpong prints its counts as "2k" (the bench's
+    2,000 round trips): every such report was "no fi_pingpong report"."""
+    r = consumer_parsers.fi_pingpong(
+        "bytes   #sent   #ack     total       time     MB/sec    usec/xfer   Mxfers/sec\n"
+        "64      2k      =2k      250k        0.13s      2.01      31.79       0.03\n")
+    assert r == {"iterations": 2000, "us_per_rt": 31.79, "mbps": 2.01}
+
+
 def test_fi_pingpong_without_a_row_or_with_acks_missing_is_an_error():
     with pytest.raises(parsers.ParseError):
         consumer_parsers.fi_pingpong("fi_pingpong: fi_getinfo(): No data available\n")
