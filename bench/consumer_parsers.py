@@ -18,7 +18,8 @@ _FI_COUNT_UNIT = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9}
 
 
 def _fi_count(text):
-    return int(text.rstrip("kmb")) * _FI_COUNT_UNIT[text[len(text.rstrip("kmb")):]]
+    digits = text.rstrip("kmb")
+    return int(digits) * _FI_COUNT_UNIT[text[len(digits):]]
 
 
 def fi_pingpong(text):
