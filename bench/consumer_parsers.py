@@ -91,3 +91,26 @@ def cmtime(text):
         raise ParseError("cmtime printed no %s step in:\n%s" % (missing, _tail(text, 12)))
     return {"setup_us_per_conn": sum(steps.get(s, 0.0) for s in CM_SETUP_STEPS),
             "steps": steps}
+
+
+def fio_json(text):
+    """fio --output-format=json, one job that read: {'kiops', 'gbps',
+    'p99_us' (completion latency), 'errors'}.  fio prints its notes
+    before the JSON, so the report is the text from its first '{'."""
+    import json
+    start = text.find("{")
+    try:
+        report = json.loads(text[start:]) if start >= 0 else None
+    except ValueError:
+        report = None
+    if not report or not report.get("jobs"):
+        raise ParseError("no fio JSON report in:\n" + _tail(text))
+    job = report["jobs"][0]
+    if job.get("error"):
+        raise ParseError("fio: job error %s" % job["error"])
+    read = job["read"]
+    if not read.get("io_bytes"):
+        raise ParseError("fio: nothing read")
+    p99 = read.get("clat_ns", {}).get("percentile", {}).get("99.000000")
+    return {"kiops": read["iops"] / 1000.0, "gbps": read["bw_bytes"] * 8 / 1e9,
+            "p99_us": p99 / 1000.0 if p99 else float("nan")}

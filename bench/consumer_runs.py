@@ -1,8 +1,9 @@
 """The bench's workloads that go through a library, as applications use
 sroce and rxe (issue 42): libfabric (fi_pingpong, msg and ofi_rxm's rdm),
 UCX (ucx_perftest's ucp tag and stream tests over rc_verbs and
-ud_verbs), rsockets (rstream, riostream) and rdma_cm connection set-up
-(cmtime).  Each runner is (workload, pair, settings) -> metrics, like
+ud_verbs), rsockets (rstream, riostream), rdma_cm connection set-up
+(cmtime) and the kernel's NVMe over Fabrics (nvmet-rdma and nvme-rdma,
+read with fio).  Each runner is (workload, pair, settings) -> metrics, like
 guest_runner's, and runs the library's own benchmark program unchanged
 on both ends of the pair."""
 import functools
@@ -104,5 +105,85 @@ def run_cmtime(w, pair, s):
     return r
 
 
+NVME_NQN = "nqn.2026-12.org.sroce:bench"
+NVMET = "/sys/kernel/config/nvmet"
+# Kernel consumers open their rdma_cm IDs in the initial namespace, where
+# only veth0 (198.51.100.1) is, and rxe0 holds it in this guest: a run has
+# its own device alone on veth0, added for the run if it is not there, and
+# rdma_rxe is unloaded for sroce's (it holds UDP port 4791 while loaded).
+NVME_LINKS = {"rxe": "rxe0", "sroce": "sroce0"}
+
+
+def nvme_script(device, rw, bs, qd, size):
+    """Shell: the other device's link out, nvmet-rdma over a memory-backed
+    null_blk on 198.51.100.1, nvme-rdma connected to it, one fio read job
+    (JSON on stdout), then all of it undone whatever fio did."""
+    own = NVME_LINKS[device]
+    other = NVME_LINKS["sroce" if device == "rxe" else "rxe"]
+    s = "%s/subsystems/%s" % (NVMET, NVME_NQN)
+    p = "%s/ports/1" % NVMET
+    return "\n".join([
+        "other_gone= own_added=",
+        "link() { rdma link show $1/1 >/dev/null 2>&1; }",
+        "undo() {",
+        "  nvme disconnect -n %s >/dev/null 2>&1" % NVME_NQN,
+        "  rm -f %s/subsystems/%s; rmdir %s 2>/dev/null" % (p, NVME_NQN, p),
+        "  echo 0 > %s/namespaces/1/enable 2>/dev/null; rmdir %s/namespaces/1 %s 2>/dev/null" % (s, s, s),
+        "  rmmod nvme_rdma nvmet_rdma nvmet nvme_fabrics null_blk 2>/dev/null",
+        "  [ -z \"$own_added\" ] || rdma link delete %s" % own,
+        "  [ -z \"$other_gone\" ] || { modprobe rdma_%s; rdma link add %s type %s netdev veth0; }"
+        % (other[:-1], other, other[:-1]),
+        "}",
+        "trap undo EXIT",
+        "set -e",
+        # rxe holds UDP 4791 in the namespace while its module is loaded.
+        "if link %s; then rdma link delete %s; other_gone=1; modprobe -r rdma_rxe || true; fi"
+        % (other, other),
+        "if ! link %s; then rdma link add %s type %s netdev veth0; own_added=1; fi"
+        % (own, own, own[:-1]),
+        "mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config",
+        "modprobe null_blk nr_devices=1 gb=1 bs=4096 memory_backed=1",
+        "modprobe nvmet-rdma; modprobe nvme-rdma",
+        "mkdir %s && echo 1 > %s/attr_allow_any_host" % (s, s),
+        "mkdir %s/namespaces/1 && echo -n /dev/nullb0 > %s/namespaces/1/device_path" % (s, s),
+        "echo 1 > %s/namespaces/1/enable" % s,
+        "mkdir %s && echo rdma > %s/addr_trtype && echo ipv4 > %s/addr_adrfam" % (p, p, p),
+        "echo 198.51.100.1 > %s/addr_traddr && echo 4420 > %s/addr_trsvcid" % (p, p),
+        "ln -s %s %s/subsystems/%s" % (s, p, NVME_NQN),
+        "nvme connect -t rdma -a 198.51.100.1 -s 4420 -n %s >&2" % NVME_NQN,
+        "disk=",
+        "for i in $(seq 100); do",
+        "  for c in /sys/class/nvme/nvme*; do",
+        "    [ \"$(cat $c/subsysnqn 2>/dev/null)\" = %s ] || continue" % NVME_NQN,
+        "    for n in $c/nvme*n1 /sys/block/${c##*/}n1; do [ -e \"$n\" ] && disk=/dev/${n##*/}; done",
+        "  done",
+        "  [ -n \"$disk\" ] && [ -b \"$disk\" ] && break; sleep 0.1",
+        "done",
+        "[ -b \"$disk\" ] || { echo \"no namespace of %s appeared\" >&2; exit 1; }" % NVME_NQN,
+        "fio --name=bench --filename=$disk --direct=1 --ioengine=libaio --rw=%s --bs=%d "
+        "--iodepth=%d --size=%d --output-format=json" % (rw, bs, qd, size),
+    ])
+
+
+def run_nvmeof(w, pair, s):
+    """NVMe over Fabrics on one device (the kernel's target and host, both
+    ends on it), read by fio from a memory-backed namespace: 4 KiB random
+    reads at queue depth 32 (kIOPS), 128 KiB sequential reads (Gb/s)."""
+    p = w.params
+    device = "rxe" if pair.server.dev.startswith("rxe") else "sroce"
+    size = max(p["bs"] * 256, int(s.volume * (32 << 20)) // p["bs"] * p["bs"])
+    r = subprocess.run(["bash", "-c", nvme_script(device, p["rw"], p["bs"], p["qd"], size)],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       timeout=s.timeout + 60)
+    out = r.stdout
+    if r.returncode:
+        raise cp.ParseError("NVMe-oF run ended with status %d:\n%s"
+                            % (r.returncode, cp._tail(out)))
+    m = cp.fio_json(out)
+    m["output"] = out[-400:]
+    return m
+
+
 RUNNERS = {"fi_pingpong": run_fi_pingpong, "ucx": run_ucx,
-           "rsocket_stream": run_rsocket_stream, "cmtime": run_cmtime}
+           "rsocket_stream": run_rsocket_stream, "cmtime": run_cmtime,
+           "nvmeof": run_nvmeof}

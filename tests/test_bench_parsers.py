@@ -542,6 +542,36 @@ def test_cmtime_sums_the_set_up_steps_per_connection():
 def test_consumer_workloads_compare_sroce_with_rxe():
     ws = plan.consumer_workloads(plan.Settings.quick())
     kinds = {w.kind for w in ws}
-    assert kinds == {"fi_pingpong", "ucx", "rsocket_stream", "cmtime"}
+    assert kinds == {"fi_pingpong", "ucx", "rsocket_stream", "cmtime", "nvmeof"}
     assert all(w.devices == ("rxe", "sroce") and w.path == "loopback" for w in ws)
     assert len({w.id for w in ws}) == len(ws)
+
+
+FIO_JSON = """note: both iodepth >= 1 and synchronous I/O engine are selected
+{
+  "fio version" : "fio-3.33",
+  "jobs" : [
+    {"jobname" : "bench", "error" : 0,
+     "read" : {"io_bytes" : 67108864, "bw_bytes" : 52428800, "iops" : 12800.5,
+               "clat_ns" : {"percentile" : {"50.000000" : 2000000, "99.000000" : 4014080}}},
+     "write" : {"io_bytes" : 0, "bw_bytes" : 0, "iops" : 0.0}}
+  ]
+}
+"""
+
+
+def test_fio_json_read_rate_bandwidth_and_p99():
+    r = consumer_parsers.fio_json(FIO_JSON)
+    assert r["kiops"] == pytest.approx(12.8005)
+    assert r["gbps"] == pytest.approx(0.4194304)
+    assert r["p99_us"] == pytest.approx(4014.08)
+
+
+@pytest.mark.parametrize("text", [
+    "fio: failed to open /dev/nvme0n1\n",
+    FIO_JSON.replace('"error" : 0', '"error" : 5'),
+    FIO_JSON.replace('"io_bytes" : 67108864', '"io_bytes" : 0'),
+])
+def test_fio_json_failure_is_an_error_not_a_zero(text):
+    with pytest.raises(parsers.ParseError):
+        consumer_parsers.fio_json(text)
