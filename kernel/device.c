@@ -319,7 +319,12 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 
 	sdev->ib.node_type = RDMA_NODE_IB_CA;
 	sdev->ib.phys_port_cnt = 1;
-	sdev->ib.num_comp_vectors = 1;
+	/* One per CPU, as NICs (an interrupt each) and rxe offer: consumers
+	 * open a queue per vector (nvme-rdma, iSER, SRP, NFS), and with one
+	 * every CPU's I/O went through one QP.  A CQ's handler runs where its
+	 * completion is made, whichever vector it asked for, as on rxe.
+	 */
+	sdev->ib.num_comp_vectors = num_possible_cpus();
 	sdev->ib.local_dma_lkey = 0;
 	sdev->ib.node_guid = sroce_node_guid(ndev);
 	strscpy(sdev->ib.node_desc, "sroce", sizeof(sdev->ib.node_desc));
