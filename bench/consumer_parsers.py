@@ -4,6 +4,7 @@ riostream (rsockets) and cmtime (rdma_cm connection set-up).  Pure
 functions on text, run (and unit-tested) on the host as in the guest;
 each raises ParseError with the text's tail when the report is missing,
 so a program that failed is a failure, never a zero."""
+import json
 import re
 
 from parsers import ParseError, _tail
@@ -95,9 +96,8 @@ def cmtime(text):
 
 def fio_json(text):
     """fio --output-format=json, one job that read: {'kiops', 'gbps',
-    'p99_us' (completion latency), 'errors'}.  fio prints its notes
-    before the JSON, so the report is the text from its first '{'."""
-    import json
+    'p99_us' (completion latency)}.  fio prints its notes before the
+    JSON, so the report is the text from its first '{'."""
     start = text.find("{")
     try:
         report = json.loads(text[start:]) if start >= 0 else None

@@ -7,10 +7,16 @@ read with fio).  Each runner is (workload, pair, settings) -> metrics, like
 guest_runner's, and runs the library's own benchmark program unchanged
 on both ends of the pair."""
 import functools
+import os
 import re
 import subprocess
+import sys
 
 import consumer_parsers as cp
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "tests", "guest"))
+import nvmet  # noqa: E402
 
 # ofi_rxm sizes its verbs CQ for FI_UNIVERSE_SIZE peers (1024 by default,
 # times 256 entries: 262144), above rxe's max_cqe (32767), and then fails
@@ -106,7 +112,7 @@ def run_cmtime(w, pair, s):
 
 
 NVME_NQN = "nqn.2026-12.org.sroce:bench"
-NVMET = "/sys/kernel/config/nvmet"
+NVME_PORTS = {"ipv4": (1, "198.51.100.1")}
 # Kernel consumers open their rdma_cm IDs in the initial namespace, where
 # only veth0 (198.51.100.1) is, and rxe0 holds it in this guest: a run has
 # its own device alone on veth0, added for the run if it is not there, and
@@ -116,20 +122,16 @@ NVME_LINKS = {"rxe": "rxe0", "sroce": "sroce0"}
 
 def nvme_script(device, rw, bs, qd, size):
     """Shell: the other device's link out, nvmet-rdma over a memory-backed
-    null_blk on 198.51.100.1, nvme-rdma connected to it, one fio read job
-    (JSON on stdout), then all of it undone whatever fio did."""
+    null_blk on 198.51.100.1 (tests/guest/nvmet.py, as the NVMe-oF tests
+    set it up), nvme-rdma connected to it, one fio read job (JSON on
+    stdout), then all of it undone whatever fio did."""
     own = NVME_LINKS[device]
     other = NVME_LINKS["sroce" if device == "rxe" else "rxe"]
-    s = "%s/subsystems/%s" % (NVMET, NVME_NQN)
-    p = "%s/ports/1" % NVMET
     return "\n".join([
         "other_gone= own_added=",
         "link() { rdma link show $1/1 >/dev/null 2>&1; }",
         "undo() {",
-        "  nvme disconnect -n %s >/dev/null 2>&1" % NVME_NQN,
-        "  rm -f %s/subsystems/%s; rmdir %s 2>/dev/null" % (p, NVME_NQN, p),
-        "  echo 0 > %s/namespaces/1/enable 2>/dev/null; rmdir %s/namespaces/1 %s 2>/dev/null" % (s, s, s),
-        "  rmmod nvme_rdma nvmet_rdma nvmet nvme_fabrics null_blk 2>/dev/null",
+        "  { %s; } >/dev/null 2>&1" % nvmet.teardown_script(NVME_NQN, NVME_PORTS),
         "  [ -z \"$own_added\" ] || rdma link delete %s" % own,
         "  [ -z \"$other_gone\" ] || { modprobe rdma_%s; rdma link add %s type %s netdev veth0; }"
         % (other[:-1], other, other[:-1]),
@@ -141,25 +143,9 @@ def nvme_script(device, rw, bs, qd, size):
         % (other, other),
         "if ! link %s; then rdma link add %s type %s netdev veth0; own_added=1; fi"
         % (own, own, own[:-1]),
-        "mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config",
-        "modprobe null_blk nr_devices=1 gb=1 bs=4096 memory_backed=1",
-        "modprobe nvmet-rdma; modprobe nvme-rdma",
-        "mkdir %s && echo 1 > %s/attr_allow_any_host" % (s, s),
-        "mkdir %s/namespaces/1 && echo -n /dev/nullb0 > %s/namespaces/1/device_path" % (s, s),
-        "echo 1 > %s/namespaces/1/enable" % s,
-        "mkdir %s && echo rdma > %s/addr_trtype && echo ipv4 > %s/addr_adrfam" % (p, p, p),
-        "echo 198.51.100.1 > %s/addr_traddr && echo 4420 > %s/addr_trsvcid" % (p, p),
-        "ln -s %s %s/subsystems/%s" % (s, p, NVME_NQN),
-        "nvme connect -t rdma -a 198.51.100.1 -s 4420 -n %s >&2" % NVME_NQN,
-        "disk=",
-        "for i in $(seq 100); do",
-        "  for c in /sys/class/nvme/nvme*; do",
-        "    [ \"$(cat $c/subsysnqn 2>/dev/null)\" = %s ] || continue" % NVME_NQN,
-        "    for n in $c/nvme*n1 /sys/block/${c##*/}n1; do [ -e \"$n\" ] && disk=/dev/${n##*/}; done",
-        "  done",
-        "  [ -n \"$disk\" ] && [ -b \"$disk\" ] && break; sleep 0.1",
-        "done",
-        "[ -b \"$disk\" ] || { echo \"no namespace of %s appeared\" >&2; exit 1; }" % NVME_NQN,
+        nvmet.target_script(NVME_NQN, NVME_PORTS),
+        "nvme connect -t rdma -a %s -s 4420 -n %s >&2" % (NVME_PORTS["ipv4"][1], NVME_NQN),
+        "disk=$(%s)" % nvmet.namespace_script(NVME_NQN, 30),
         "fio --name=bench --filename=$disk --direct=1 --ioengine=libaio --rw=%s --bs=%d "
         "--iodepth=%d --size=%d --output-format=json" % (rw, bs, qd, size),
     ])

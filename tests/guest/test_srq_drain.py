@@ -11,7 +11,7 @@ the queues go).  The user-space side of the event is
 tests/guest/tools/qp_edges.cpp's srq-last-wqe."""
 import time
 
-from test_nvmeof import target_script, teardown_script
+from nvmet import target_script, teardown_script
 from verbs_apps import CLIENT_IP
 
 # Core: runs on every Debian release with --releases (scripts/test); the
