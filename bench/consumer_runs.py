@@ -147,7 +147,7 @@ def nvme_script(device, rw, bs, qd, size):
         "nvme connect -t rdma -a %s -s 4420 -n %s >&2" % (NVME_PORTS["ipv4"][1], NVME_NQN),
         "disk=$(%s)" % nvmet.namespace_script(NVME_NQN, 30),
         "fio --name=bench --filename=$disk --direct=1 --ioengine=libaio --rw=%s --bs=%d "
-        "--iodepth=%d --size=%d --output-format=json" % (rw, bs, qd, size),
+        "--iodepth=%d --size=%d --lat_percentiles=1 --output-format=json" % (rw, bs, qd, size),
     ])
 
 

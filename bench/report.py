@@ -87,6 +87,11 @@ METRIC_NAMES = {"typical_us": "typical", "p99_us": "p99", "mpps": "msg rate",
 METRIC_UNITS = {"p99_us": "us", "mpps": "Mpps", "kernel_cpu_s_per_gib": "CPU s/GiB"}
 
 
+# Latencies are lower-is-better whatever the workload's own metric is (a
+# p99 beside a rate reads the other way from the rate).
+LOWER_IS_BETTER = {"typical_us", "avg_us", "p99_us", "p999_us"}
+
+
 def comparison_rows(s):
     """Loopback rows: (label, unit, rxe, sroce, sroce/rxe, higher_is_better)."""
     rows = []
@@ -97,7 +102,8 @@ def comparison_rows(s):
             label = wid + (" " + METRIC_NAMES.get(m, m) if METRIC_NAMES.get(m, m) else "")
             rxe, sroce = s.median(path, wid, "rxe", m), s.median(path, wid, "sroce", m)
             rows.append((label, METRIC_UNITS.get(m, w["unit"]), rxe, sroce,
-                         ratio(sroce, rxe), w["higher_is_better"]))
+                         ratio(sroce, rxe),
+                         w["higher_is_better"] and m not in LOWER_IS_BETTER))
     return rows
 
 

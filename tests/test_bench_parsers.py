@@ -10,6 +10,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import consumer_parsers  # noqa: E402
+import consumer_runs  # noqa: E402
 import parsers  # noqa: E402
 import plan  # noqa: E402
 import profile_report  # noqa: E402
@@ -140,6 +141,28 @@ def test_report_medians_ratios_and_failures(tmp_path):
     meta["params"] = ["crc_engine=table", "rx_steer=1"]
     md = report.markdown(meta, {}, s, [])
     assert "device settings for this run: `crc_engine=table`, `rx_steer=1`." in md
+
+
+def test_report_latency_beside_a_rate_is_lower_is_better(tmp_path):
+    # NVMe-oF's row is kIOPS (higher is better) with its p99 beside it:
+    # the p99 row's "better" must read the other way.
+    run = fake_run(tmp_path)
+    meta = json.loads((run / "meta.json").read_text())
+    nvme = [w for w in plan.consumer_workloads(plan.Settings())
+            if w.id == "nvmeof/randread/4KiB/qd32"]
+    meta["workloads"] += [w.as_dict() for w in nvme]
+    (run / "meta.json").write_text(json.dumps(meta))
+    with open(run / "raw.jsonl", "a") as f:
+        for dev, kiops, p99 in (("rxe", 6.0, 10000.0), ("sroce", 3.0, 16000.0)):
+            f.write(json.dumps({"workload": nvme[0].id, "path": "loopback",
+                                "device": dev, "round": 1, "ok": True,
+                                "metrics": {"kiops": kiops, "p99_us": p99}}) + "\n")
+    meta, recs = report.load(run)
+    rows = {r[0]: r for r in report.comparison_rows(report.Summary(meta, recs))}
+    assert rows["nvmeof/randread/4KiB/qd32 kiops"][5] is True
+    assert rows["nvmeof/randread/4KiB/qd32 p99"][5] is False
+    md = report.markdown(meta, {}, report.Summary(meta, recs), [])
+    assert "| nvmeof/randread/4KiB/qd32 p99 | us | 10000 | 16000 | 1.6 | rxe |" in md
 
 
 def test_report_syscalls_headline_is_doorbells_with_all_beside(tmp_path):
@@ -553,7 +576,9 @@ FIO_JSON = """note: both iodepth >= 1 and synchronous I/O engine are selected
   "jobs" : [
     {"jobname" : "bench", "error" : 0,
      "read" : {"io_bytes" : 67108864, "bw_bytes" : 52428800, "iops" : 12800.5,
-               "clat_ns" : {"percentile" : {"50.000000" : 2000000, "99.000000" : 4014080}}},
+               "slat_ns" : {"mean" : 300000.0},
+               "clat_ns" : {"percentile" : {"50.000000" : 2000000, "99.000000" : 4014080}},
+               "lat_ns" : {"percentile" : {"50.000000" : 2300000, "99.000000" : 4407296}}},
      "write" : {"io_bytes" : 0, "bw_bytes" : 0, "iops" : 0.0}}
   ]
 }
@@ -564,7 +589,22 @@ def test_fio_json_read_rate_bandwidth_and_p99():
     r = consumer_parsers.fio_json(FIO_JSON)
     assert r["kiops"] == pytest.approx(12.8005)
     assert r["gbps"] == pytest.approx(0.4194304)
-    assert r["p99_us"] == pytest.approx(4014.08)
+    # The whole latency (submission + completion), not clat alone: a
+    # device that does the I/O inside io_submit() (sroce, inline) shows
+    # almost nothing in clat, one that defers it (rxe) shows it all.
+    assert r["p99_us"] == pytest.approx(4407.296)
+
+
+def test_fio_json_without_total_latency_percentiles_is_an_error():
+    text = FIO_JSON.replace('"lat_ns" : {"percentile" : {"50.000000" : 2300000, '
+                            '"99.000000" : 4407296}}', '"lat_ns" : {"mean" : 2300000.0}')
+    with pytest.raises(parsers.ParseError, match="lat_percentiles"):
+        consumer_parsers.fio_json(text)
+
+
+def test_nvmeof_fio_asks_for_total_latency_percentiles():
+    script = consumer_runs.nvme_script("sroce", "randread", 4096, 1, 1 << 20)
+    assert "--lat_percentiles=1" in script
 
 
 @pytest.mark.parametrize("text", [
