@@ -173,9 +173,12 @@ def consumer_workloads(s):
                       "us/conn", False, params=dict(connections=s.connections)))
     # The kernel's NVMe over Fabrics, target and host on one device, as
     # storage developers run it: small random reads deep in the queue (the
-    # rate) and large sequential ones (the bandwidth).
+    # rate), one at a time (the latency a synchronous reader sees), and
+    # large sequential ones (the bandwidth).
     w.append(Workload("nvmeof/randread/4KiB/qd32", "nvmeof", "kiops", "kIOPS", True,
                       also=("p99_us",), params=dict(rw="randread", bs=4 * KIB, qd=32)))
+    w.append(Workload("nvmeof/randread/4KiB/qd1", "nvmeof", "kiops", "kIOPS", True,
+                      also=("p99_us",), params=dict(rw="randread", bs=4 * KIB, qd=1)))
     w.append(Workload("nvmeof/read/128KiB/qd8", "nvmeof", "gbps", "Gb/s", True,
                       params=dict(rw="read", bs=128 * KIB, qd=8)))
     return w
