@@ -79,6 +79,23 @@ def test_hanging_command_is_killed_at_timeout():
     assert "timed out" in r.stdout + r.stderr
 
 
+def test_a_guest_whose_boot_cpu_is_held_stops_after_its_command():
+    """A power-off waits for CPU 0 (the kernel moves the caller there): CI
+    once had a kworker hold CPU 0 (a soft lockup) after the command had
+    ended, and the guest never stopped.  Here a real-time task spins on
+    CPU 0 with the scheduler's real-time throttling off, which holds it as
+    well: the command's output and status still come back, at once."""
+    hold = ("echo -1 >/proc/sys/kernel/sched_rt_runtime_us || exit 1; "
+            "taskset -c 0 chrt -f 99 bash -c 'while :; do :; done' & "
+            "sleep 2; read -r _ _ state _ </proc/$!/stat; "
+            "[ $state = R ] && echo cpu0-held; exit 5")
+    started = time.monotonic()
+    r = vm_run("--timeout", "90", "--", "bash", "-c", hold, timeout=150)
+    assert r.returncode == 5, r.stdout + r.stderr
+    assert "cpu0-held" in r.stdout
+    assert time.monotonic() - started < 80, r.stderr
+
+
 def test_a_guest_dead_before_stage2_is_booted_once_more(tmp_path):
     """A guest that dies before stage 2 (qemu aborting in PCI probing, an
     oops while the kernel patches itself: seen under TCG, about one boot
