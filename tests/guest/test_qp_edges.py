@@ -95,6 +95,15 @@ def test_write_with_immediate_reports_its_length(guest):
     run_tool(guest, "write-imm-length")
 
 
+def test_an_mr_at_the_top_of_the_address_space(guest):
+    """An MR ending at 2^64 (rxe's 7.2 fixed sums of an address and a
+    length that wrapped there, docs/bug-classes-2026.md class 4): WRITE,
+    READ and an atomic that end exactly at 2^64 succeed; a WRITE that runs
+    past it, or starts below the MR, fails with a remote access error and
+    changes nothing."""
+    run_tool(guest, "iova-top")
+
+
 def test_srq_resize_keeps_pending_receives(guest):
     """An SRQ grows with receives pending, refuses to shrink below them,
     and every receive completes in order afterwards."""

@@ -65,6 +65,14 @@
  *                    consumes completes with the WRITE's length as its
  *                    byte_len, as on ConnectX and rxe (libfabric's
  *                    fi_cq_data checks it).
+ *   iova-top         an MR whose last byte is the last of the 64-bit
+ *                    address space (iova 2^64 - 8 KiB, 8 KiB long), where
+ *                    a sum of an address and a length wraps (rxe's 7.2
+ *                    fixes): a WRITE, a READ and an atomic that end exactly
+ *                    at 2^64 succeed with their data where it belongs; one
+ *                    that runs past 2^64, and one that starts a byte below
+ *                    the MR, fail with a remote access error and leave the
+ *                    MR's bytes as they were.
  *   cq-resize-posted a UD QP posts 6 signaled sends and at once asks to
  *                    shrink its send CQ to 1, 200 times: each time EINVAL,
  *                    the 6 completions counted although the send queue
@@ -92,6 +100,8 @@
 #include <poll.h>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -864,6 +874,119 @@ void write_imm_length(Setup &s)
 	std::free(buf);
 }
 
+constexpr uint64_t kTopLen = 8192;
+constexpr uint64_t kTopIova = ~0ull - kTopLen + 1;
+
+/* Posts @wr alone on a new connected pair and returns its completion's
+ * status (IBV_WC_GENERAL_ERR if none came): a failed request leaves its
+ * QPs in ERR, so every request has fresh ones.
+ */
+ibv_wc_status post_on_new_pair(Setup &s, ibv_send_wr &wr)
+{
+	const int access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			   IBV_ACCESS_REMOTE_ATOMIC;
+	ibv_qp *a = make_rc(s, nullptr, 16, 0, access);
+	ibv_qp *b = make_rc(s, nullptr, 16, 0, access);
+	ibv_send_wr *bad = nullptr;
+
+	connect(s, a, b->qp_num);
+	connect(s, b, a->qp_num);
+	wr.send_flags = IBV_SEND_SIGNALED;
+	if (int err = ibv_post_send(a, &wr, &bad))
+		die("ibv_post_send", err);
+	const ibv_wc wc = next_completion(s);
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+	return wc.wr_id == wr.wr_id ? wc.status : IBV_WC_GENERAL_ERR;
+}
+
+void iova_top(Setup &s)
+{
+	auto *top = static_cast<uint8_t *>(std::aligned_alloc(4096, kTopLen));
+	auto *local = static_cast<uint8_t *>(std::aligned_alloc(4096, kTopLen));
+	if (!top || !local)
+		die("aligned_alloc", ENOMEM);
+	std::memset(top, 0x11, kTopLen);
+	ibv_mr *mr = ibv_reg_mr_iova(s.pd, top, kTopLen, kTopIova,
+				     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+					     IBV_ACCESS_REMOTE_READ |
+					     IBV_ACCESS_REMOTE_ATOMIC);
+	check(mr != nullptr, std::string("an MR of 8 KiB at iova 2^64 - 8 KiB registers (") +
+				     (mr ? "yes" : std::strerror(errno)) + ")");
+	ibv_mr *lmr = ibv_reg_mr(s.pd, local, kTopLen, IBV_ACCESS_LOCAL_WRITE);
+	if (!mr || !lmr)
+		die("ibv_reg_mr", errno);
+
+	ibv_sge sge{reinterpret_cast<uintptr_t>(local), 100, lmr->lkey};
+	ibv_send_wr wr{};
+	wr.wr_id = 1;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.wr.rdma.rkey = mr->rkey;
+
+	/* The last 100 bytes, written. */
+	std::memset(local, 0x22, 100);
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.wr.rdma.remote_addr = ~0ull - 99;
+	ibv_wc_status st = post_on_new_pair(s, wr);
+	check(st == IBV_WC_SUCCESS && top[kTopLen - 100] == 0x22 &&
+		      top[kTopLen - 1] == 0x22 && top[kTopLen - 101] == 0x11,
+	      std::string("a WRITE of the last 100 bytes below 2^64 lands there (") +
+		      ibv_wc_status_str(st) + ")");
+
+	/* The last 4 KiB, read back. */
+	sge.length = 4096;
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.wr.rdma.remote_addr = ~0ull - 4095;
+	st = post_on_new_pair(s, wr);
+	check(st == IBV_WC_SUCCESS && !std::memcmp(local, top + kTopLen - 4096, 4096),
+	      std::string("a READ of the last 4 KiB below 2^64 returns them (") +
+		      ibv_wc_status_str(st) + ")");
+
+	/* The last 8 bytes, an atomic add. */
+	uint64_t last;
+	std::memcpy(&last, top + kTopLen - 8, 8);
+	sge.length = 8;
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr.wr.atomic.remote_addr = ~0ull - 7;
+	wr.wr.atomic.rkey = mr->rkey;
+	wr.wr.atomic.compare_add = 5;
+	st = post_on_new_pair(s, wr);
+	uint64_t fetched, now;
+	std::memcpy(&fetched, local, 8);
+	std::memcpy(&now, top + kTopLen - 8, 8);
+	check(st == IBV_WC_SUCCESS && fetched == last && now == last + 5,
+	      std::string("a FETCH_AND_ADD on the last 8 bytes below 2^64 adds (") +
+		      ibv_wc_status_str(st) + ")");
+
+	/* Past 2^64 (the end wraps to 100) and a byte below the MR. */
+	std::memset(local, 0x33, 200);
+	const std::pair<uint64_t, const char *> refused[] = {
+		{~0ull - 99, "a WRITE of 200 bytes at 2^64 - 100 (past 2^64)"},
+		{kTopIova - 1, "a WRITE of 200 bytes a byte below the MR"},
+	};
+	for (const auto &[addr, what] : refused) {
+		std::vector<uint8_t> before(top, top + kTopLen);
+		sge.length = 200;
+		wr = ibv_send_wr{};
+		wr.wr_id = 2;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = IBV_WR_RDMA_WRITE;
+		wr.wr.rdma.remote_addr = addr;
+		wr.wr.rdma.rkey = mr->rkey;
+		st = post_on_new_pair(s, wr);
+		check(st == IBV_WC_REM_ACCESS_ERR &&
+			      !std::memcmp(before.data(), top, kTopLen),
+		      std::string(what) + " fails with a remote access error, the MR untouched (" +
+			      ibv_wc_status_str(st) + ")");
+	}
+	ibv_dereg_mr(lmr);
+	ibv_dereg_mr(mr);
+	std::free(local);
+	std::free(top);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -872,7 +995,7 @@ int main(int argc, char **argv)
 		std::fprintf(stderr, "usage: %s DEV GID_INDEX sq-behind-fetch|sq-past-ring|rq-behind|"
 			     "modify-to-err|cq-overflow|sqd-drain|recv-mid-message|srq-resize|"
 			     "reset-to-err|flush-access|cq-resize-posted|destroy-after-last-recv|"
-			     "srq-last-wqe|caps-fit-cqs|write-imm-length\n",
+			     "srq-last-wqe|caps-fit-cqs|write-imm-length|iova-top\n",
 			     argv[0]);
 		return 2;
 	}
@@ -910,6 +1033,8 @@ int main(int argc, char **argv)
 		caps_fit_cqs(s);
 	else if (scenario == "write-imm-length")
 		write_imm_length(s);
+	else if (scenario == "iova-top")
+		iova_top(s);
 	else
 		die("unknown scenario", EINVAL);
 	return finish();
