@@ -104,6 +104,16 @@ def test_an_mr_at_the_top_of_the_address_space(guest):
     run_tool(guest, "iova-top")
 
 
+def test_a_gone_ring_offset_maps_no_more(guest):
+    """A CQ ring's mmap offset once the CQ is destroyed or resized (rxe's
+    7.2 mmap use-after-free, docs/bug-classes-2026.md class 3): a mapping
+    made before stays the process's own memory, the offset is refused,
+    destroys under a thread mapping it in a loop answer each mmap, and
+    the device works afterwards (the kernel-log check after every test
+    catches what the kernel says)."""
+    run_tool(guest, "stale-mmap")
+
+
 def test_srq_resize_keeps_pending_receives(guest):
     """An SRQ grows with receives pending, refuses to shrink below them,
     and every receive completes in order afterwards."""

@@ -73,6 +73,15 @@
  *                    that runs past 2^64, and one that starts a byte below
  *                    the MR, fail with a remote access error and leave the
  *                    MR's bytes as they were.
+ *   stale-mmap       a CQ ring's offset in the uverbs fd (read from
+ *                    /proc/self/maps) after the CQ is gone or resized (the
+ *                    2026 rxe mmap use-after-free class): a second mapping
+ *                    made while the CQ lived stays the process's memory
+ *                    through the destroy (written after it, unmapped), the
+ *                    offset maps no more (EINVAL), nor does a resized ring's
+ *                    old one; a thread mapping the offset in a loop while
+ *                    the CQ is destroyed, 100 times, sees each mmap succeed
+ *                    or fail with EINVAL; the device then carries a WRITE.
  *   cq-resize-posted a UD QP posts 6 signaled sends and at once asks to
  *                    shrink its send CQ to 1, 200 times: each time EINVAL,
  *                    the 6 completions counted although the send queue
@@ -86,6 +95,7 @@
  * Prints one line per check; exits 0 only if every check held, 1 if one
  * failed, 2 on a usage or set-up error.  Each wait is bounded.
  */
+#include "cq.hpp"
 #include "qp.hpp"
 #include "rc_loopback.hpp"
 
@@ -98,6 +108,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <poll.h>
+#include <sys/mman.h>
 #include <string>
 #include <thread>
 #include <utility>
@@ -987,6 +998,136 @@ void iova_top(Setup &s)
 	std::free(top);
 }
 
+/* The offset in the uverbs fd of the mapping that starts at @addr (from
+ * /proc/self/maps), or ~0 if there is none.
+ */
+uint64_t mapping_offset(const void *addr)
+{
+	FILE *f = std::fopen("/proc/self/maps", "r");
+	char line[512];
+	uint64_t off = ~0ull;
+
+	while (f && std::fgets(line, sizeof(line), f)) {
+		unsigned long start, end, pgoff;
+		char perms[8];
+		if (std::sscanf(line, "%lx-%lx %7s %lx", &start, &end, perms, &pgoff) == 4 &&
+		    start == reinterpret_cast<uintptr_t>(addr)) {
+			off = pgoff;
+			break;
+		}
+	}
+	if (f)
+		std::fclose(f);
+	return off;
+}
+
+/* mmap of @len bytes of the uverbs fd at @off: 0 or the errno. */
+int map_at(Setup &s, uint64_t off, size_t len, void **out = nullptr)
+{
+	void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       s.ctx->cmd_fd, static_cast<off_t>(off));
+	if (p == MAP_FAILED)
+		return errno;
+	if (out)
+		*out = p;
+	else
+		munmap(p, len);
+	return 0;
+}
+
+struct CqRing {
+	ibv_cq *cq;
+	uint64_t off;
+	size_t len;
+};
+
+CqRing cq_with_ring(Setup &s, int cqe)
+{
+	ibv_cq *cq = ibv_create_cq(s.ctx, cqe, nullptr, nullptr, 0);
+	if (!cq)
+		die("ibv_create_cq", errno);
+	const sroce::Mapping &m = sroce::to_cq(cq)->map;
+	return {cq, mapping_offset(m.get()), m.size()};
+}
+
+void stale_mmap(Setup &s)
+{
+	CqRing r = cq_with_ring(s, 16);
+	check(r.off != ~0ull, "a CQ's ring is a mapping of the uverbs fd");
+	void *extra = nullptr;
+	int err = map_at(s, r.off, r.len, &extra);
+	check(!err, std::string("its offset maps a second time while the CQ lives (") +
+			    std::strerror(err) + ")");
+	ibv_destroy_cq(r.cq);
+	err = map_at(s, r.off, r.len);
+	check(err == EINVAL, std::string("after the destroy its offset maps no more (") +
+				     std::strerror(err) + ")");
+	if (extra) {
+		/* Still ours: the pages outlive the CQ until this unmap. */
+		std::memset(extra, 0xa5, r.len);
+		munmap(extra, r.len);
+	}
+
+	r = cq_with_ring(s, 16);
+	if (ibv_resize_cq(r.cq, 200))
+		die("ibv_resize_cq", errno);
+	err = map_at(s, r.off, r.len);
+	check(err == EINVAL, std::string("a resized CQ's old ring offset maps no more (") +
+				     std::strerror(err) + ")");
+	ibv_destroy_cq(r.cq);
+
+	int odd = 0;
+	for (int round = 0; round < 100; round++) {
+		r = cq_with_ring(s, 16);
+		std::atomic<bool> mapped{false}, stop{false};
+		std::thread mapper([&] {
+			/* Until the destroy has been seen, and a bounded while. */
+			for (int i = 0; i < 100000; i++) {
+				const int e = map_at(s, r.off, r.len);
+				if (!e)
+					mapped.store(true);
+				else if (e != EINVAL)
+					odd++;
+				if (e && stop.load())
+					break;
+			}
+		});
+		/* The destroy comes while the thread is mapping. */
+		for (int i = 0; i < 10000 && !mapped.load(); i++)
+			std::this_thread::sleep_for(std::chrono::microseconds(100));
+		if (!mapped.load())
+			odd++;
+		ibv_destroy_cq(r.cq);
+		stop.store(true);
+		mapper.join();
+	}
+	check(odd == 0, "a hundred destroys under a thread mapping the CQ's offset, each "
+			"after its first mmap: every mmap succeeded or failed with EINVAL (" +
+				std::to_string(odd) + " otherwise)");
+
+	auto *buf = static_cast<uint8_t *>(std::aligned_alloc(4096, 4096));
+	ibv_mr *mr = buf ? ibv_reg_mr(s.pd, buf, 4096,
+				      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE) :
+			   nullptr;
+	if (!mr)
+		die("ibv_reg_mr", errno);
+	std::memset(buf, 0, 4096);
+	std::memset(buf + 2048, 0x5a, 100);
+	ibv_sge sge{reinterpret_cast<uintptr_t>(buf + 2048), 100, mr->lkey};
+	ibv_send_wr wr{};
+	wr.wr_id = 3;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.wr.rdma.remote_addr = reinterpret_cast<uintptr_t>(buf);
+	wr.wr.rdma.rkey = mr->rkey;
+	const ibv_wc_status st = post_on_new_pair(s, wr);
+	check(st == IBV_WC_SUCCESS && buf[0] == 0x5a && buf[99] == 0x5a,
+	      std::string("the device then carries a WRITE (") + ibv_wc_status_str(st) + ")");
+	ibv_dereg_mr(mr);
+	std::free(buf);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -995,7 +1136,7 @@ int main(int argc, char **argv)
 		std::fprintf(stderr, "usage: %s DEV GID_INDEX sq-behind-fetch|sq-past-ring|rq-behind|"
 			     "modify-to-err|cq-overflow|sqd-drain|recv-mid-message|srq-resize|"
 			     "reset-to-err|flush-access|cq-resize-posted|destroy-after-last-recv|"
-			     "srq-last-wqe|caps-fit-cqs|write-imm-length|iova-top\n",
+			     "srq-last-wqe|caps-fit-cqs|write-imm-length|iova-top|stale-mmap\n",
 			     argv[0]);
 		return 2;
 	}
@@ -1035,6 +1176,8 @@ int main(int argc, char **argv)
 		write_imm_length(s);
 	else if (scenario == "iova-top")
 		iova_top(s);
+	else if (scenario == "stale-mmap")
+		stale_mmap(s);
 	else
 		die("unknown scenario", EINVAL);
 	return finish();
