@@ -114,6 +114,23 @@ def test_a_gone_ring_offset_maps_no_more(guest):
     run_tool(guest, "stale-mmap")
 
 
+def test_a_corrupt_receive_wqe_loses_no_receive(guest):
+    """A receive WQE whose SGE count the process corrupted fails its QP
+    (QP_FATAL), and the flush completes every receive still posted, the
+    corrupt one too: before, the flush stopped at it and every receive
+    behind it was lost."""
+    run_tool(guest, "rq-bad-wqe")
+
+
+def test_wqes_changed_under_the_kernel_complete_once(guest):
+    """SQ and RQ slots whose SGE counts and lengths a thread keeps flipping
+    to 2^32 - 1 while the kernel takes them (rxe's 7.2 TOCTOU heap
+    overflow, docs/bug-classes-2026.md class 2): every WR completes once,
+    with success or an error, and the kernel-log check after the test
+    finds nothing."""
+    run_tool(guest, "ring-flip")
+
+
 def test_srq_resize_keeps_pending_receives(guest):
     """An SRQ grows with receives pending, refuses to shrink below them,
     and every receive completes in order afterwards."""

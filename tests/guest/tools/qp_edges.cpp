@@ -82,6 +82,19 @@
  *                    old one; a thread mapping the offset in a loop while
  *                    the CQ is destroyed, 100 times, sees each mmap succeed
  *                    or fail with EINVAL; the device then carries a WRITE.
+ *   rq-bad-wqe       an RC QP with 8 receives posted, the fourth's SGE count
+ *                    then written as 2^32 - 1, is sent 4 SENDs: the first
+ *                    three receives complete, the QP fails on the fourth
+ *                    (QP_FATAL, ERR), and the last five, the corrupt one
+ *                    first, complete with a flush error: none is lost.
+ *   ring-flip        while 64 SENDs go from one RC QP to another, a thread
+ *                    keeps flipping the counts and lengths of every slot of
+ *                    the sender's SQ and the receiver's RQ between sane
+ *                    values and 2^32 - 1 (the 2026 rxe TOCTOU class: WQEs
+ *                    read from memory the process changes under the
+ *                    kernel); 4 rounds.  Each posted WR completes exactly
+ *                    once, with success or an error, within the time limit;
+ *                    a successful receive holds its 64 bytes.
  *   cq-resize-posted a UD QP posts 6 signaled sends and at once asks to
  *                    shrink its send CQ to 1, 200 times: each time EINVAL,
  *                    the 6 completions counted although the send queue
@@ -107,6 +120,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <poll.h>
 #include <sys/mman.h>
 #include <string>
@@ -1128,6 +1142,178 @@ void stale_mmap(Setup &s)
 	std::free(buf);
 }
 
+void rq_bad_wqe(Setup &s)
+{
+	ibv_qp *sender = make_rc(s), *victim = make_rc(s);
+
+	connect(s, sender, victim->qp_num);
+	connect(s, victim, sender->qp_num);
+	post_recvs(s, victim, 8);
+	const sroce::Ring &rq = sroce::to_qp(victim)->rq.ring;
+	auto *wqe = reinterpret_cast<sroce_recv_wqe *>(rq.slot(rq.consumer(std::memory_order_acquire) + 3));
+	std::atomic_ref<uint32_t>(wqe->num_sge).store(~0u, std::memory_order_release);
+	post_sends(s, sender, 4);	/* the fourth meets the corrupt WQE */
+	check(wait_state(victim, IBV_QPS_ERR), "the receiving QP is in the error state");
+	check(wait_event(s, victim, IBV_EVENT_QP_FATAL), "IBV_EVENT_QP_FATAL raised");
+	int ok = 0, flushed = 0, other = 0;
+	std::vector<int> seen(8, 0);
+	const auto end = std::chrono::steady_clock::now() + kLimit;
+	while (ok + flushed + other < 8 && std::chrono::steady_clock::now() < end) {
+		ibv_wc wc;
+		if (ibv_poll_cq(s.cq, 1, &wc) <= 0) {
+			std::this_thread::sleep_for(std::chrono::milliseconds(1));
+			continue;
+		}
+		if (wc.wr_id < 200 || wc.wr_id >= 208)
+			continue;	/* the sender's */
+		if (seen[wc.wr_id - 200]++)
+			other++;
+		else if (wc.wr_id < 203 && wc.status == IBV_WC_SUCCESS)
+			ok++;
+		else if (wc.wr_id >= 203 && wc.status == IBV_WC_WR_FLUSH_ERR)
+			flushed++;
+		else
+			other++;
+	}
+	check(ok == 3 && flushed == 5 && !other,
+	      std::to_string(ok) + " of 3 receives before the corrupt one completed, " +
+		      std::to_string(flushed) + " of 5 from it on flushed, " +
+		      std::to_string(other) + " otherwise or twice");
+	ibv_destroy_qp(sender);
+	ibv_destroy_qp(victim);
+}
+
+/* Flips, until @stop, the SGE count and first SGE length of every slot of
+ * @ring between @sane/@len and 2^32 - 1, at offsets @count_at and
+ * @sge_at of a slot.
+ */
+void flip_slots(const sroce::Ring &ring, size_t count_at, size_t sge_at, uint32_t len,
+		const std::atomic<bool> &stop)
+{
+	for (uint32_t round = 0; !stop.load(std::memory_order_relaxed); round++) {
+		for (uint32_t i = 0; i < ring.num_slots(); i++) {
+			unsigned char *slot = ring.slot(i);
+			const bool wild = (round + i) & 1;
+			auto *count = reinterpret_cast<uint32_t *>(slot + count_at);
+			auto *length = reinterpret_cast<uint32_t *>(
+				slot + sge_at + offsetof(sroce_sge, length));
+			std::atomic_ref<uint32_t>(*count).store(wild ? ~0u : 1,
+								std::memory_order_relaxed);
+			std::atomic_ref<uint32_t>(*length).store(wild ? ~0u : len,
+								 std::memory_order_relaxed);
+		}
+	}
+}
+
+void ring_flip_round(Setup &s, int round)
+{
+	constexpr int kN = 64;
+	ibv_qp *sender = make_rc(s, nullptr, kN), *victim = make_rc(s, nullptr, kN);
+	/* A short retry timeout: a receiver that failed drops what comes. */
+	to_rtr(s, sender, victim->qp_num, s.gid);
+	to_rts(sender, 1, 12);
+	to_rtr(s, victim, sender->qp_num, s.gid);
+	to_rts(victim, 1, 12);
+	std::memset(s.mr->addr, 0, kMsg);
+	post_recvs(s, victim, kN);
+	std::memset(s.mr->addr, 0x6b, kMsg);
+
+	std::atomic<bool> stop{false};
+	const sroce::Ring &sq = sroce::to_qp(sender)->sq.ring;
+	const sroce::Ring &rq = sroce::to_qp(victim)->rq.ring;
+	std::thread sq_flipper(flip_slots, std::cref(sq), offsetof(sroce_send_wqe, num_sge),
+			       sizeof(sroce_send_wqe), kMsg, std::cref(stop));
+	std::thread rq_flipper(flip_slots, std::cref(rq), offsetof(sroce_recv_wqe, num_sge),
+			       sizeof(sroce_recv_wqe), kMsg, std::cref(stop));
+	int posted = 0;
+	for (; posted < kN; posted++) {
+		ibv_sge sge{reinterpret_cast<uintptr_t>(s.mr->addr), kMsg, s.mr->lkey};
+		ibv_send_wr wr{}, *bad;
+		wr.wr_id = 100 + posted;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = IBV_WR_SEND;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		if (ibv_post_send(sender, &wr, &bad))
+			break;	/* the QP failed already: EINVAL, as in ERR */
+	}
+
+	std::vector<int> seen(400, 0);
+	std::map<std::string, int> statuses;
+	int sends = 0, recvs = 0, wrong = 0;
+	auto end = std::chrono::steady_clock::now() + kLimit;
+	bool flushing = false;
+	auto last = std::chrono::steady_clock::now();
+	while (sends < posted || recvs < kN) {
+		const auto now = std::chrono::steady_clock::now();
+		/* Every send answered and nothing new for a while: what is
+		 * left waits for messages that will not come.
+		 */
+		const bool settled = sends == posted && now - last > std::chrono::milliseconds(300);
+		if (now >= end || (settled && !flushing)) {
+			if (flushing)
+				break;
+			/* Receives whose messages never came stay posted: both
+			 * QPs to ERR, which flushes what is left.  The slots keep
+			 * whatever the flippers left in them.
+			 */
+			stop.store(true);
+			for (ibv_qp *qp : {sender, victim}) {
+				ibv_qp_attr a{};
+				a.qp_state = IBV_QPS_ERR;
+				if (int err = ibv_modify_qp(qp, &a, IBV_QP_STATE))
+					die("to ERR", err);
+			}
+			flushing = true;
+			end = std::chrono::steady_clock::now() + kLimit;
+		}
+		ibv_wc wc;
+		const int n = ibv_poll_cq(s.cq, 1, &wc);
+		if (n <= 0) {
+			std::this_thread::sleep_for(std::chrono::milliseconds(1));
+			continue;
+		}
+		last = std::chrono::steady_clock::now();
+		if (wc.wr_id >= seen.size() || seen[wc.wr_id]++) {
+			wrong++;
+			continue;
+		}
+		statuses[std::string(wc.wr_id >= 200 ? "recv " : "send ") +
+			 ibv_wc_status_str(wc.status)]++;
+		if (wc.wr_id >= 200) {
+			recvs++;
+			if (wc.status == IBV_WC_SUCCESS && wc.byte_len != kMsg)
+				wrong++;
+		} else {
+			sends++;
+		}
+	}
+	stop.store(true);
+	sq_flipper.join();
+	rq_flipper.join();
+	std::printf("round %d: victim in state %d, sender %d; statuses:", round,
+		    int(qp_state(victim)), int(qp_state(sender)));
+	for (const auto &[st, n] : statuses)
+		std::printf(" %s %d", st.c_str(), n);
+	std::printf("\n");
+	check(sends == posted && recvs == kN && !wrong,
+	      "round " + std::to_string(round) + ": " + std::to_string(sends) + " of " +
+		      std::to_string(posted) + " sends and " + std::to_string(recvs) + " of " +
+		      std::to_string(kN) + " receives completed once each, " +
+		      std::to_string(wrong) + " completions wrong or twice");
+	ibv_destroy_qp(sender);
+	ibv_destroy_qp(victim);
+	ibv_wc wc;
+	while (ibv_poll_cq(s.cq, 1, &wc) > 0)
+		;
+}
+
+void ring_flip(Setup &s)
+{
+	for (int round = 0; round < 4; round++)
+		ring_flip_round(s, round);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -1136,7 +1322,7 @@ int main(int argc, char **argv)
 		std::fprintf(stderr, "usage: %s DEV GID_INDEX sq-behind-fetch|sq-past-ring|rq-behind|"
 			     "modify-to-err|cq-overflow|sqd-drain|recv-mid-message|srq-resize|"
 			     "reset-to-err|flush-access|cq-resize-posted|destroy-after-last-recv|"
-			     "srq-last-wqe|caps-fit-cqs|write-imm-length|iova-top|stale-mmap\n",
+			     "srq-last-wqe|caps-fit-cqs|write-imm-length|iova-top|stale-mmap|rq-bad-wqe|ring-flip\n",
 			     argv[0]);
 		return 2;
 	}
@@ -1178,6 +1364,10 @@ int main(int argc, char **argv)
 		iova_top(s);
 	else if (scenario == "stale-mmap")
 		stale_mmap(s);
+	else if (scenario == "rq-bad-wqe")
+		rq_bad_wqe(s);
+	else if (scenario == "ring-flip")
+		ring_flip(s);
 	else
 		die("unknown scenario", EINVAL);
 	return finish();
