@@ -139,7 +139,10 @@ constexpr auto kLimit = std::chrono::milliseconds(10000);
 /* wait_event(): any event at all for that QP. */
 constexpr auto kAnyEvent = static_cast<ibv_event_type>(-1);
 
-void post_sends(Setup &s, ibv_qp *qp, int n)
+/* @n signaled SENDs of kMsg bytes, wr_id 100 on; the number posted
+ * before the first refusal (a QP that failed refuses), its error in @err.
+ */
+int try_post_sends(Setup &s, ibv_qp *qp, int n, int *err = nullptr)
 {
 	for (int i = 0; i < n; i++) {
 		ibv_sge sge{reinterpret_cast<uintptr_t>(s.mr->addr), kMsg, s.mr->lkey};
@@ -149,9 +152,21 @@ void post_sends(Setup &s, ibv_qp *qp, int n)
 		wr.num_sge = 1;
 		wr.opcode = IBV_WR_SEND;
 		wr.send_flags = IBV_SEND_SIGNALED;
-		if (int err = ibv_post_send(qp, &wr, &bad))
-			die("ibv_post_send", err);
+		if (int e = ibv_post_send(qp, &wr, &bad)) {
+			if (err)
+				*err = e;
+			return i;
+		}
 	}
+	return n;
+}
+
+void post_sends(Setup &s, ibv_qp *qp, int n)
+{
+	int err = 0;
+
+	if (try_post_sends(s, qp, n, &err) != n)
+		die("ibv_post_send", err);
 }
 
 /* @n receives of kMsg bytes, wr_id @first on: to @srq if given, else to
@@ -1225,18 +1240,7 @@ void ring_flip_round(Setup &s, int round)
 			       sizeof(sroce_send_wqe), kMsg, std::cref(stop));
 	std::thread rq_flipper(flip_slots, std::cref(rq), offsetof(sroce_recv_wqe, num_sge),
 			       sizeof(sroce_recv_wqe), kMsg, std::cref(stop));
-	int posted = 0;
-	for (; posted < kN; posted++) {
-		ibv_sge sge{reinterpret_cast<uintptr_t>(s.mr->addr), kMsg, s.mr->lkey};
-		ibv_send_wr wr{}, *bad;
-		wr.wr_id = 100 + posted;
-		wr.sg_list = &sge;
-		wr.num_sge = 1;
-		wr.opcode = IBV_WR_SEND;
-		wr.send_flags = IBV_SEND_SIGNALED;
-		if (ibv_post_send(sender, &wr, &bad))
-			break;	/* the QP failed already: EINVAL, as in ERR */
-	}
+	const int posted = try_post_sends(s, sender, kN);
 
 	std::vector<int> seen(400, 0);
 	std::map<std::string, int> statuses;
