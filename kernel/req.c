@@ -493,8 +493,8 @@ void sroce_flush_recv(struct sroce_qp *qp, struct sroce_cq *cq, u64 wr_id)
  */
 static bool sroce_flush_queues(struct sroce_qp *qp, int budget)
 {
-	struct sroce_rwqe rwqe;
 	struct sroce_rq *rq = qp->srq || sroce_qp_xrc(qp) ? NULL : &qp->rq;
+	u64 wr_id;
 	bool more;
 	int n;
 
@@ -541,9 +541,9 @@ static bool sroce_flush_queues(struct sroce_qp *qp, int budget)
 	sroce_resp_flush_rwqe(qp);
 	sroce_qp_last_wqe(qp);
 	for (n = 0; rq && n < budget; n++) {
-		if (sroce_rq_pop(rq, &rwqe))
+		if (sroce_rq_pop_flushed(rq, &wr_id))
 			break;
-		sroce_flush_recv(qp, qp->rcq, rwqe.wr_id);
+		sroce_flush_recv(qp, qp->rcq, wr_id);
 	}
 	return more || (rq && n == budget);
 }

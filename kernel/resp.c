@@ -24,7 +24,10 @@ static bool resp_take_rwqe(struct sroce_qp *qp)
 	int err = sroce_rq_pop(srq ? &srq->rq : &qp->rq, &qp->resp.rwqe);
 
 	if (err == -EIO) {
-		/* A corrupt ring: no completion can tell about it. */
+		/* A corrupt index or WQE: no completion can tell which; the
+		 * flush then completes every WQE still there, a corrupt one
+		 * too (sroce_rq_pop_flushed).
+		 */
 		sroce_qp_error(qp, IB_EVENT_QP_FATAL);
 		return false;
 	}

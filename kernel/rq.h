@@ -53,6 +53,13 @@ void sroce_rq_free(struct sroce_rq *rq);
  * user memory holds a corrupt index or WQE (the QP must go to error).
  */
 int sroce_rq_pop(struct sroce_rq *rq, struct sroce_rwqe *out);
+/*
+ * Takes the next receive WQE for a flush, which needs its wr_id alone: a
+ * WQE whose SGE count the process corrupted completes like any other (a
+ * flush that stopped at it lost every receive behind it).  0, -EAGAIN
+ * when empty, -EIO when the producer index is corrupt.
+ */
+int sroce_rq_pop_flushed(struct sroce_rq *rq, u64 *wr_id);
 /* Posting for kernel consumers. */
 int sroce_rq_post(struct sroce_rq *rq, const struct ib_recv_wr *wr,
 		  const struct ib_recv_wr **bad_wr);

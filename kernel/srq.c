@@ -76,25 +76,45 @@ static u32 sroce_rq_producer(struct sroce_rq *rq)
 	return rq->user ? smp_load_acquire(&rq->ring.ctrl->producer) : rq->prod;
 }
 
+/*
+ * The slot of the next WQE, under rq->lock; NULL with *err -EAGAIN when
+ * none is posted, -EIO when the producer index is corrupt.
+ */
+static const struct sroce_recv_wqe *rq_next_slot(struct sroce_rq *rq, int *err)
+{
+	u32 prod = sroce_rq_producer(rq);
+
+	if (prod - rq->cons > rq->ring.num_slots) {
+		*err = -EIO;
+		return NULL;
+	}
+	if (prod == rq->cons) {
+		*err = -EAGAIN;
+		return NULL;
+	}
+	return sroce_ring_slot(&rq->ring, rq->cons);
+}
+
+/* The slot taken, under rq->lock. */
+static void rq_consume(struct sroce_rq *rq)
+{
+	rq->cons++;
+	if (rq->user)
+		/* Pairs with the provider's acquire load of the consumer (wq.cpp). */
+		smp_store_release(&rq->ring.ctrl->consumer, rq->cons);
+}
+
 int sroce_rq_pop(struct sroce_rq *rq, struct sroce_rwqe *out)
 {
 	const struct sroce_recv_wqe *wqe;
 	unsigned long flags;
-	u32 prod, num_sge;
+	u32 num_sge;
 	int err = 0;
 
 	spin_lock_irqsave(&rq->lock, flags);
-	prod = sroce_rq_producer(rq);
-	if (prod - rq->cons > rq->ring.num_slots) {
-		err = -EIO;
+	wqe = rq_next_slot(rq, &err);
+	if (!wqe)
 		goto unlock;
-	}
-	if (prod == rq->cons) {
-		err = -EAGAIN;
-		goto unlock;
-	}
-
-	wqe = sroce_ring_slot(&rq->ring, rq->cons);
 	num_sge = READ_ONCE(wqe->num_sge);
 	if (num_sge > rq->max_sge) {
 		err = -EIO;
@@ -104,12 +124,24 @@ int sroce_rq_pop(struct sroce_rq *rq, struct sroce_rwqe *out)
 	out->num_sge = num_sge;
 	/* The slot holds rq->max_sge SGEs; validated @num_sge only. */
 	memcpy(out->sge, wqe + 1, num_sge * sizeof(struct sroce_sge));
-
-	rq->cons++;
-	if (rq->user)
-		/* Pairs with the provider's acquire load of the consumer (wq.cpp). */
-		smp_store_release(&rq->ring.ctrl->consumer, rq->cons);
+	rq_consume(rq);
 unlock:
+	spin_unlock_irqrestore(&rq->lock, flags);
+	return err;
+}
+
+int sroce_rq_pop_flushed(struct sroce_rq *rq, u64 *wr_id)
+{
+	const struct sroce_recv_wqe *wqe;
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&rq->lock, flags);
+	wqe = rq_next_slot(rq, &err);
+	if (wqe) {
+		*wr_id = READ_ONCE(wqe->wr_id);
+		rq_consume(rq);
+	}
 	spin_unlock_irqrestore(&rq->lock, flags);
 	return err;
 }
