@@ -28,6 +28,13 @@ With --in-window every packet is instead of category
              from --src4/--src6, addresses that are not the QP's peer
                                                           -> rx_dropped
 
+With --targets FILE every packet is instead of category
+  at_RESET, at_INIT  any opcode at a QP of FILE (tools/early_qps.cpp)
+             that is in RESET or INIT, its own transport's half the time,
+             with its Q_Key or XRC SRQ half the time    -> rx_dropped
+  at_RTR     the same at a QP in RTR, from the peer its AV names, half of
+             them at the PSN it expects next: taken, refused or NAKed
+
     hostile_gen.py --src4 A --dst4 B --src6 A6 --dst6 B6 --live-dev DEV
                    --count N [--seed S]
 
@@ -49,9 +56,10 @@ ROCE_PORT = 4791
 SPORT = 49999
 REFRESH = 5000
 ETH_P_ALL = 3
-IMM, RETH, AETH, ATMETH, ATMACK, DETH, IETH, FETH = (
-    "imm", "reth", "aeth", "atmeth", "atmack", "deth", "ieth", "feth")
-HDR_LEN = {IMM: 4, RETH: 16, AETH: 4, ATMETH: 28, ATMACK: 8, DETH: 8, IETH: 4, FETH: 4}
+IMM, RETH, AETH, ATMETH, ATMACK, DETH, IETH, FETH, XRCETH = (
+    "imm", "reth", "aeth", "atmeth", "atmack", "deth", "ieth", "feth", "xrceth")
+HDR_LEN = {IMM: 4, RETH: 16, AETH: 4, ATMETH: 28, ATMACK: 8, DETH: 8, IETH: 4, FETH: 4,
+           XRCETH: 4}
 
 # opcode -> (extension headers in wire order, carries payload, is request)
 OPS = {}
@@ -76,6 +84,11 @@ OPS.update({
     0x64: ([DETH], True, True), 0x65: ([DETH, IMM], True, True),
 })
 RC_OPS = [op for op in OPS if op < 0x20]
+# XRC (transport 101b): RC's operations up to SEND_ONLY_INV, requests with
+# an XRCETH naming the target's XRC SRQ right after the BTH.
+for op in [o for o in RC_OPS if o <= 0x17]:
+    hdrs, payload, is_req = OPS[op]
+    OPS[0xA0 + op] = ([XRCETH] + hdrs if is_req else hdrs, payload, is_req)
 KNOWN = set(OPS) | {0x81}                   # CNP
 UNKNOWN = [op for op in range(256) if op not in KNOWN]
 AETH_SYNDROMES = [0x1F, 0x00, 0x20, 0x3F, 0x60, 0x61, 0x62, 0x63, 0x64, 0x7F,
@@ -85,6 +98,7 @@ AETH_SYNDROMES = [0x1F, 0x00, 0x20, 0x3F, 0x60, 0x61, 0x62, 0x63, 0x64, 0x7F,
 class Gen:
     def __init__(self, args):
         self.rng = random.Random(args.seed)
+        self.qkey = self.srqn = None
         self.live_dev = args.live_dev
         self.live = [(1, 0, 0)]
         self.rc_live_packets = 0
@@ -127,8 +141,12 @@ class Gen:
             return struct.pack(">QIQQ", va, rkey, r.getrandbits(64), r.getrandbits(64))
         if kind == ATMACK:
             return struct.pack(">Q", r.getrandbits(64))
-        if kind == DETH:
-            return struct.pack(">II", r.getrandbits(32), r.getrandbits(24))
+        if kind == DETH:    # the target's Q_Key half of the time, if known
+            qkey = self.qkey if self.qkey is not None and r.random() < 0.5 else r.getrandbits(32)
+            return struct.pack(">II", qkey, r.getrandbits(24))
+        if kind == XRCETH:  # the target's XRC SRQ half of the time, if known
+            srqn = self.srqn if self.srqn is not None and r.random() < 0.5 else r.getrandbits(24)
+            return struct.pack(">I", srqn)
         raise ValueError(kind)
 
     def bad_access(self):
@@ -281,8 +299,10 @@ class Gen:
         crc = zlib.crc32(b"\xff" * 8 + ip + udp + bytes(bth))
         return struct.pack("<I", crc)
 
-    def send(self, category, roce, good_icrc=True):
-        sock, ipv6, src, dst, dst_str = self.rng.choice(self.paths)
+    def send(self, category, roce, good_icrc=True, family=None):
+        """Sends over a random path, or over IPv4 (family 4) or IPv6 (6)."""
+        paths = [p for p in self.paths if family is None or p[1] == (family == 6)]
+        sock, ipv6, src, dst, dst_str = self.rng.choice(paths)
         if good_icrc:
             wire = roce + self.icrc(ipv6, src, dst, roce)
         elif len(roce) >= 12 and self.rng.random() < 0.9:
@@ -298,6 +318,33 @@ class Gen:
             return
         key = category + ("6" if ipv6 else "4")
         self.sent[key] = self.sent.get(key, 0) + 1
+
+    def run_targets(self, count, targets):
+        """Packets only at the QPs of `targets` (early_qps' JSON: QPs in
+        RESET, INIT and RTR, XRC receive QPs): any opcode, half of them of
+        the QP's own transport.  A QP in RTR gets its packets over the
+        family its AV names, from the peer it names (--src4/--src6), half
+        of them with PSNs among its first 16 (it expects 0 first), so that
+        some come in order and are taken."""
+        r = self.rng
+        self.qkey, self.srqn = targets["qkey"], targets["srqn"]
+        own = {"RC": [o for o in OPS if o < 0x20],
+               "UC": [o for o in OPS if 0x20 <= o < 0x40],
+               "UD": [o for o in OPS if 0x60 <= o < 0x80],
+               "XRC": [o for o in OPS if 0xA0 <= o < 0xC0]}
+        start = time.monotonic()
+        for _ in range(count):
+            t = r.choice(targets["qps"])
+            op = r.choice(own[t["type"]] if r.random() < 0.5 else list(OPS))
+            state, family = t["state"], None
+            psn = r.getrandbits(24)
+            if state.startswith("RTR"):
+                family = int(state[3:])
+                if r.random() < 0.5:
+                    psn = r.randrange(16)
+            self.send("at_" + state.rstrip("46"), self.packet(op, t["qpn"], psn),
+                      family=family)
+        return time.monotonic() - start
 
     def run(self, count):
         weights = [("bad_icrc", 0.15), ("malformed", 0.2), ("no_qp", 0.15),
@@ -333,9 +380,13 @@ def main():
     ap.add_argument("--in-window", action="store_true")
     ap.add_argument("--sniff-dev")
     ap.add_argument("--peer4")
+    ap.add_argument("--targets", help="early_qps' JSON: packets only at those QPs")
     args = ap.parse_args()
     g = Gen(args)
-    if args.in_window:
+    if args.targets:
+        with open(args.targets) as f:
+            seconds = g.run_targets(args.count, json.load(f))
+    elif args.in_window:
         seconds = g.run_in_window(args.count, args.sniff_dev, args.peer4, args.dst4)
     else:
         seconds = g.run(args.count)

@@ -1,7 +1,8 @@
 """Hostile packets: 60,000 malformed, truncated, mis-keyed and mutated
 RoCE v2 packets (hostile_gen.py) from namespace `peer` at sroce0, over
 IPv4 and IPv6, while ibv_rc_pingpong moves data-checked traffic between
-sroce1 and sroce0.  The kernel must stay clean (checked after every guest
+sroce1 and sroce0; and packets at QPs that are not ready for them (RESET,
+INIT, RTR, XRC receive QPs: tools/early_qps.cpp).  The kernel must stay clean (checked after every guest
 test), the transfer must finish with every buffer right, and the device
 counters must account for every bad packet.
 """
@@ -9,7 +10,8 @@ import json
 import os
 import re
 
-from verbs_apps import CLIENT_IP, CLIENT_IP6, SERVER_IP, SERVER_IP6, gid_index
+from verbs_apps import (CLIENT_IP, CLIENT_IP6, NOBODY, SERVER_IP, SERVER_IP6, gid_index,
+                        guest_tool)
 
 GEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hostile_gen.py")
 # About a minute of the generator under TCG: thousands of each category.
@@ -140,3 +142,54 @@ def test_in_window_requests_from_strangers_are_dropped(guest):
     assert delta["rx_dropped"] + delta["rx_no_qp"] >= sent - lost, (delta, gen)
     assert delta["rx_dropped"] >= sent // 2, (delta, gen)
     assert delta["completion_errors"] == 0, delta
+
+
+EARLY_PACKETS = 4000
+
+
+def test_packets_at_qps_not_ready_for_them(guest):
+    """Every opcode from the wire at RC, UC and UD QPs in RESET, INIT (with
+    receives posted) and RTR, and at XRC receive QPs in INIT and RTR (the
+    QPs with the least state, where siw's 7.0 remote NULL dereference
+    lived): a QP before RTR takes nothing and counts every packet as
+    dropped; one in RTR, whose AV names the sender, may take requests or
+    fail, never completing a receive twice; the RC QPs attacked in RESET
+    and INIT then connect and receive as if nothing had happened
+    (early_qps checks each), and the kernel stays clean."""
+    g4 = gid_index(guest, "sroce0", CLIENT_IP)
+    g6 = gid_index(guest, "sroce0", CLIENT_IP6)
+    tool = guest_tool(guest, "early_qps")
+    r = guest.run(r"""
+rm -f /tmp/eq.in /tmp/eq.out /tmp/eq.json; mkfifo /tmp/eq.in; chmod 666 /tmp/eq.in
+{nobody}{tool} sroce0 {g4} {g6} {peer4} {peer6} </tmp/eq.in >/tmp/eq.out 2>&1 & pid=$!
+exec 3>/tmp/eq.in
+for i in $(seq 300); do grep -q '^ready' /tmp/eq.out && break; kill -0 $pid || break; sleep 0.1; done
+head -1 /tmp/eq.out >/tmp/eq.json
+echo "=== before"; rdma statistic show link sroce0/1
+echo "=== softnet_before"; cat /proc/net/softnet_stat
+echo "=== gen"
+ip netns exec peer python3 {gen} --src4 {peer4} --dst4 {me4} --src6 {peer6} --dst6 {me6} \
+    --live-dev sroce0 --count {count} --targets /tmp/eq.json
+echo "=== after"; rdma statistic show link sroce0/1
+echo "=== softnet_after"; cat /proc/net/softnet_stat
+exec 3>&-; wait $pid; echo "=== tool rc=$?"; cat /tmp/eq.out
+""".format(nobody=NOBODY, tool=tool, g4=g4, g6=g6, peer4=SERVER_IP, peer6=SERVER_IP6,
+           me4=CLIENT_IP, me6=CLIENT_IP6, gen=GEN, count=EARLY_PACKETS), timeout=300)
+    out = r.stdout
+    print(out[-6000:], r.stderr[-2000:])
+    assert not r.timed_out, r
+    tool_out = out.split("=== tool ")[1]
+    assert tool_out.startswith("rc=0") and "\n0 checks failed" in tool_out, tool_out
+    gen = json.loads(section(out, "gen").strip().splitlines()[-1])
+    sent = gen["sent"]
+    by = lambda cat: sent.get(cat + "4", 0) + sent.get(cat + "6", 0)  # noqa: E731
+    assert sum(sent.values()) >= EARLY_PACKETS * 0.99, gen
+    assert by("at_RESET") > 0 and by("at_INIT") > 0 and by("at_RTR") > 0, gen
+    before, after = counters(section(out, "before")), counters(section(out, "after"))
+    delta = {k: after[k] - before[k] for k in after}
+    lost = softnet_drops(section(out, "softnet_after")) - \
+        softnet_drops(section(out, "softnet_before"))
+    print("counter deltas", delta, "dropped by the stack before sroce:", lost)
+    # Packets at QPs before RTR are all dropped and counted as such (those
+    # at RTR QPs may add more: a wrong transport, a Q_Key, a P_Key).
+    assert delta["rx_dropped"] >= by("at_RESET") + by("at_INIT") - lost, (delta, sent)
