@@ -475,6 +475,8 @@ class Guest:
     def _request(self, req, timeout):
         """Sends @req to the agent and waits up to @timeout s for its reply,
         checking meanwhile that the guest still runs."""
+        if self.channel is None:    # stopped or killed: a stopped run's teardowns
+            raise GuestDied("the guest is gone (stopped or killed) before %r" % (req,))
         data = json.dumps(req).encode()
         self.channel.sendall(LENGTH.pack(len(data)) + data)
         deadline = time.monotonic() + timeout
