@@ -9,6 +9,7 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
+import compare  # noqa: E402
 import consumer_parsers  # noqa: E402
 import consumer_runs  # noqa: E402
 import parsers  # noqa: E402
@@ -615,3 +616,39 @@ def test_nvmeof_fio_asks_for_total_latency_percentiles():
 def test_fio_json_failure_is_an_error_not_a_zero(text):
     with pytest.raises(parsers.ParseError):
         consumer_parsers.fio_json(text)
+
+
+def bench_doc(rounds):
+    """A latest.json of one bandwidth and one latency workload; @rounds:
+    [(rxe gbps, sroce gbps, rxe us, sroce us)] per round."""
+    workloads = [
+        {"id": "bw", "path": "loopback", "metric": "gbps", "also": [],
+         "higher_is_better": True},
+        {"id": "lat", "path": "loopback", "metric": "typical_us", "also": [],
+         "higher_is_better": False}]
+    records = []
+    for i, (rb, sb, rl, sl) in enumerate(rounds, 1):
+        for dev, bw, lat in (("rxe", rb, rl), ("sroce", sb, sl)):
+            records.append({"workload": "bw", "path": "loopback", "device": dev,
+                            "round": i, "ok": True, "metrics": {"gbps": bw}})
+            records.append({"workload": "lat", "path": "loopback", "device": dev,
+                            "round": i, "ok": True, "metrics": {"typical_us": lat}})
+    return {"meta": {"workloads": workloads}, "records": records}
+
+
+def test_compare_reads_ratios_and_their_spread():
+    # Before: sroce 3x rxe's bandwidth in each round, latency half; after:
+    # the host twice as fast for both devices (ratios unchanged) in one
+    # case, sroce's bandwidth ratio down to 2x in the other.
+    before = bench_doc([(1, 3, 10, 5), (1.1, 3.3, 10, 5), (0.9, 2.7, 10, 5)])
+    same = bench_doc([(2, 6, 5, 2.5), (2, 6.2, 5, 2.5), (2, 5.8, 5, 2.5)])
+    worse = bench_doc([(2, 4, 5, 2.5), (2, 4.1, 5, 2.5), (2, 3.9, 5, 2.5)])
+    rows = {r[0]: r for r in compare.compare(before, same)}
+    assert rows["bw"][7] == "within the spread" and rows["lat"][7] == "within the spread"
+    assert rows["bw"][2] == pytest.approx(3) and rows["lat"][2] == pytest.approx(0.5)
+    rows = {r[0]: r for r in compare.compare(before, worse)}
+    assert rows["bw"][7] == "worse beyond the spread", rows["bw"]
+    assert rows["bw"][6] == pytest.approx(2 / 3 - 1)
+    # A lower latency ratio is better for sroce.
+    rows = {r[0]: r for r in compare.compare(before, bench_doc([(1, 3, 10, 2)] * 3))}
+    assert rows["lat"][7] == "better beyond the spread"
