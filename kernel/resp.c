@@ -21,13 +21,17 @@
 static bool resp_take_rwqe(struct sroce_qp *qp)
 {
 	struct sroce_srq *srq = sroce_resp_srq(qp);
-	int err = sroce_rq_pop(srq ? &srq->rq : &qp->rq, &qp->resp.rwqe);
+	int err = srq && sroce_srq_failed(srq) ? -EIO :
+		  sroce_rq_pop(srq ? &srq->rq : &qp->rq, &qp->resp.rwqe);
 
 	if (err == -EIO) {
 		/* A corrupt index or WQE: no completion can tell which; the
 		 * flush then completes every WQE still there, a corrupt one
-		 * too (sroce_rq_pop_flushed).
+		 * too (sroce_rq_pop_flushed).  An SRQ is not flushed: it fails
+		 * as a whole, as an SRQ catastrophic error does on a NIC.
 		 */
+		if (srq)
+			sroce_srq_fail(srq);
 		sroce_qp_error(qp, IB_EVENT_QP_FATAL);
 		return false;
 	}

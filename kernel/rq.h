@@ -38,6 +38,7 @@ struct sroce_srq {
 	struct sroce_rq rq;
 	u32 srq_num;
 	u32 limit;			/* 0: not armed */
+	bool failed;			/* a corrupt WQE or index seen: set under rq.lock */
 };
 
 static inline struct sroce_srq *to_ssrq(struct ib_srq *srq)
@@ -66,6 +67,19 @@ int sroce_rq_post(struct sroce_rq *rq, const struct ib_recv_wr *wr,
 /* Entries waiting, for the SRQ limit event. */
 u32 sroce_rq_count(struct sroce_rq *rq);
 void sroce_srq_check_limit(struct sroce_srq *srq);
+/*
+ * The SRQ holds a WQE or index user space corrupted: marks it failed and
+ * raises IB_EVENT_SRQ_ERR, once.  Every QP that reaches it fails from then
+ * on (no SRQ is flushed on a QP's failure, so the corrupt WQE stays).
+ */
+void sroce_srq_fail(struct sroce_srq *srq);
+
+/* Lockless: a pop racing with the failure meets the corrupt WQE itself. */
+static inline bool sroce_srq_failed(const struct sroce_srq *srq)
+{
+	return READ_ONCE(srq->failed);
+}
+
 struct sroce_srq *sroce_xrc_srq_lookup(struct sroce_qp *qp, u32 srqn);
 
 int sroce_create_srq(struct ib_srq *srq, struct ib_srq_init_attr *attr,

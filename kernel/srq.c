@@ -207,14 +207,21 @@ u32 sroce_rq_count(struct sroce_rq *rq)
 	return n;
 }
 
-/* Called after a pop: fires the armed limit once, then disarms it. */
-void sroce_srq_check_limit(struct sroce_srq *srq)
+static void srq_event(struct sroce_srq *srq, enum ib_event_type type)
 {
 	struct ib_event ev = {
 		.device = srq->ib.device,
 		.element.srq = &srq->ib,
-		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+		.event = type,
 	};
+
+	if (srq->ib.event_handler)
+		srq->ib.event_handler(&ev, srq->ib.srq_context);
+}
+
+/* Called after a pop: fires the armed limit once, then disarms it. */
+void sroce_srq_check_limit(struct sroce_srq *srq)
+{
 	unsigned long flags;
 	bool fire = false;
 
@@ -225,8 +232,22 @@ void sroce_srq_check_limit(struct sroce_srq *srq)
 	}
 	spin_unlock_irqrestore(&srq->rq.lock, flags);
 
-	if (fire && srq->ib.event_handler)
-		srq->ib.event_handler(&ev, srq->ib.srq_context);
+	if (fire)
+		srq_event(srq, IB_EVENT_SRQ_LIMIT_REACHED);
+}
+
+void sroce_srq_fail(struct sroce_srq *srq)
+{
+	unsigned long flags;
+	bool fire;
+
+	spin_lock_irqsave(&srq->rq.lock, flags);
+	fire = !srq->failed;
+	WRITE_ONCE(srq->failed, true);
+	spin_unlock_irqrestore(&srq->rq.lock, flags);
+
+	if (fire)
+		srq_event(srq, IB_EVENT_SRQ_ERR);
 }
 
 /*

@@ -122,6 +122,16 @@ def test_a_corrupt_receive_wqe_loses_no_receive(guest):
     run_tool(guest, "rq-bad-wqe")
 
 
+def test_a_corrupt_srq_wqe_fails_the_srq_once(guest):
+    """An SRQ receive WQE whose SGE count the process corrupted: the QP
+    that meets it fails, and the SRQ with it (IBV_EVENT_SRQ_ERR once, what
+    a NIC raises on an SRQ catastrophic error, where sroce used to fail
+    every QP reaching it with no word about the SRQ); a second QP on the
+    SRQ fails at its next SEND; the receives before it completed, none
+    after (an SRQ is not flushed when a QP fails)."""
+    run_tool(guest, "srq-bad-wqe")
+
+
 def test_wqes_changed_under_the_kernel_complete_once(guest):
     """SQ and RQ slots whose SGE counts and lengths a thread keeps flipping
     to 2^32 - 1 while the kernel takes them (rxe's 7.2 TOCTOU heap

@@ -87,6 +87,12 @@
  *                    three receives complete, the QP fails on the fourth
  *                    (QP_FATAL, ERR), and the last five, the corrupt one
  *                    first, complete with a flush error: none is lost.
+ *   srq-bad-wqe      an SRQ with 8 receives, the fourth's SGE count written
+ *                    as 2^32 - 1, shared by two RC QPs: the one whose SEND
+ *                    meets it fails (QP_FATAL), the SRQ fails once
+ *                    (SRQ_ERR, as a NIC's SRQ catastrophic error), the
+ *                    other QP fails at its next SEND; the three receives
+ *                    before it completed and none after (no SRQ flush).
  *   ring-flip        while 64 SENDs go from one RC QP to another, a thread
  *                    keeps flipping the counts and lengths of every slot of
  *                    the sender's SQ and the receiver's RQ between sane
@@ -110,6 +116,7 @@
  */
 #include "cq.hpp"
 #include "qp.hpp"
+#include "srq.hpp"
 #include "rc_loopback.hpp"
 
 #include <infiniband/verbs.h>
@@ -275,6 +282,18 @@ int wait_error_completions(Setup &s, ibv_qp *qp, uint64_t lo, int n)
 	return wait_completions(s, qp, lo, n, Want::error);
 }
 
+/* The next async event within 100 ms into @ev (printed), or false. */
+bool next_event(Setup &s, ibv_async_event &ev)
+{
+	pollfd p{s.ctx->async_fd, POLLIN, 0};
+	if (poll(&p, 1, 100) <= 0)
+		return false;
+	if (ibv_get_async_event(s.ctx, &ev))
+		die("ibv_get_async_event", errno);
+	std::printf("async event: %s\n", ibv_event_type_str(ev.event_type));
+	return true;
+}
+
 /* True if `type` arrives for `qp` within `limit`; prints every event. */
 bool wait_event(Setup &s, ibv_qp *qp, ibv_event_type type,
 		std::chrono::milliseconds limit = kLimit)
@@ -282,16 +301,12 @@ bool wait_event(Setup &s, ibv_qp *qp, ibv_event_type type,
 	const auto end = std::chrono::steady_clock::now() + limit;
 
 	while (std::chrono::steady_clock::now() < end) {
-		pollfd p{s.ctx->async_fd, POLLIN, 0};
-		if (poll(&p, 1, 100) <= 0)
-			continue;
 		ibv_async_event ev;
-		if (ibv_get_async_event(s.ctx, &ev))
-			die("ibv_get_async_event", errno);
+		if (!next_event(s, ev))
+			continue;
 		/* CQ events name a CQ, not a QP: asked for with qp == nullptr. */
 		const bool hit = (ev.event_type == type || type == kAnyEvent) &&
 				 (qp ? ev.element.qp == qp : ev.event_type == IBV_EVENT_CQ_ERR);
-		std::printf("async event: %s\n", ibv_event_type_str(ev.event_type));
 		ibv_ack_async_event(&ev);
 		if (hit)
 			return true;
@@ -1198,6 +1213,82 @@ void rq_bad_wqe(Setup &s)
 	ibv_destroy_qp(victim);
 }
 
+/* The async events that arrive within @limit: (type, element) pairs. */
+std::vector<std::pair<ibv_event_type, void *>> collect_events(Setup &s,
+							      std::chrono::milliseconds limit)
+{
+	std::vector<std::pair<ibv_event_type, void *>> got;
+	const auto end = std::chrono::steady_clock::now() + limit;
+
+	while (std::chrono::steady_clock::now() < end) {
+		ibv_async_event ev;
+		if (!next_event(s, ev))
+			continue;
+		const bool on_srq = ev.event_type == IBV_EVENT_SRQ_ERR ||
+				    ev.event_type == IBV_EVENT_SRQ_LIMIT_REACHED;
+		got.emplace_back(ev.event_type, on_srq ? static_cast<void *>(ev.element.srq) :
+							 static_cast<void *>(ev.element.qp));
+		ibv_ack_async_event(&ev);
+	}
+	return got;
+}
+
+int count_events(const std::vector<std::pair<ibv_event_type, void *>> &evs,
+		 ibv_event_type type, void *element)
+{
+	int n = 0;
+
+	for (const auto &[t, e] : evs)
+		n += t == type && e == element;
+	return n;
+}
+
+/*
+ * An SRQ whose fourth receive WQE the process corrupted: the QP that
+ * reaches it fails (QP_FATAL), the SRQ fails as a whole (SRQ_ERR, once,
+ * as a NIC's SRQ catastrophic error), and a second QP on it fails as soon
+ * as a request needs a receive; the receives before the corrupt one
+ * completed, none from it on (an SRQ is not flushed).
+ */
+void srq_bad_wqe(Setup &s)
+{
+	ibv_srq *srq = make_srq(s);
+	post_recvs(s, nullptr, 8, srq, 600);
+	ibv_qp *first = make_rc(s, srq), *second = make_rc(s, srq);
+	ibv_qp *to_first = make_rc(s), *to_second = make_rc(s);
+
+	connect(s, first, to_first->qp_num);
+	connect(s, to_first, first->qp_num);
+	connect(s, second, to_second->qp_num);
+	connect(s, to_second, second->qp_num);
+	const sroce::Ring &ring = sroce::to_srq(srq)->rq.ring;
+	auto *wqe = reinterpret_cast<sroce_recv_wqe *>(
+		ring.slot(ring.consumer(std::memory_order_acquire) + 3));
+	std::atomic_ref<uint32_t>(wqe->num_sge).store(~0u, std::memory_order_release);
+	post_sends(s, to_first, 4);	/* the fourth meets the corrupt WQE */
+	check(wait_state(first, IBV_QPS_ERR), "the QP that met the corrupt WQE is in ERR");
+	post_sends(s, to_second, 1);
+	check(wait_state(second, IBV_QPS_ERR), "the second QP on the failed SRQ is in ERR");
+	const auto evs = collect_events(s, std::chrono::milliseconds(1500));
+	check(count_events(evs, IBV_EVENT_SRQ_ERR, srq) == 1, "IBV_EVENT_SRQ_ERR once for the SRQ");
+	check(count_events(evs, IBV_EVENT_QP_FATAL, first) == 1 &&
+		      count_events(evs, IBV_EVENT_QP_FATAL, second) == 1,
+	      "IBV_EVENT_QP_FATAL once for each QP");
+	int ok = 0, later = 0;
+	ibv_wc wc;
+	while (ibv_poll_cq(s.cq, 1, &wc) > 0) {
+		if (wc.wr_id >= 600 && wc.wr_id < 603 && wc.status == IBV_WC_SUCCESS)
+			ok++;
+		else if (wc.wr_id >= 603 && wc.wr_id < 608)
+			later++;
+	}
+	check(ok == 3 && !later, std::to_string(ok) + " of 3 receives before the corrupt one "
+		      "completed, " + std::to_string(later) + " from it on (none: not flushed)");
+	for (ibv_qp *qp : {first, second, to_first, to_second})
+		ibv_destroy_qp(qp);
+	ibv_destroy_srq(srq);
+}
+
 /* Flips, until @stop, the SGE count and first SGE length of every slot of
  * @ring between @sane/@len and 2^32 - 1, at offsets @count_at and
  * @sge_at of a slot.
@@ -1326,7 +1417,8 @@ int main(int argc, char **argv)
 		std::fprintf(stderr, "usage: %s DEV GID_INDEX sq-behind-fetch|sq-past-ring|rq-behind|"
 			     "modify-to-err|cq-overflow|sqd-drain|recv-mid-message|srq-resize|"
 			     "reset-to-err|flush-access|cq-resize-posted|destroy-after-last-recv|"
-			     "srq-last-wqe|caps-fit-cqs|write-imm-length|iova-top|stale-mmap|rq-bad-wqe|ring-flip\n",
+			     "srq-last-wqe|caps-fit-cqs|write-imm-length|iova-top|stale-mmap|rq-bad-wqe|ring-flip|"
+			     "srq-bad-wqe\n",
 			     argv[0]);
 		return 2;
 	}
@@ -1372,6 +1464,8 @@ int main(int argc, char **argv)
 		rq_bad_wqe(s);
 	else if (scenario == "ring-flip")
 		ring_flip(s);
+	else if (scenario == "srq-bad-wqe")
+		srq_bad_wqe(s);
 	else
 		die("unknown scenario", EINVAL);
 	return finish();
