@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from verbs_apps import CLIENT_IP, gid_index
+from verbs_apps import CLIENT_IP, NOBODY, gid_index, guest_tool
 
 APP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mw_app.py")
 OK, DENIED, BIND_ERR = "IBV_WC_SUCCESS", "IBV_WC_REM_ACCESS_ERR", "IBV_WC_MW_BIND_ERR"
@@ -69,3 +69,19 @@ def test_window_case(results, case):
 def test_every_case_is_checked(results):
     assert sorted(results) == sorted(EXPECTED)
     assert results["device caps"]["max_mw"] > 0
+
+
+def test_windows_at_the_top_of_the_address_space(guest):
+    """A type 2 window over the last 4 KiB of an MR that ends at 2^64
+    (tools/mw_top.cpp; rxe's 7.2 fixes of sums that wrap,
+    docs/bug-classes-2026.md class 4, as qp_edges' iova-top tries MRs):
+    WRITE, READ and FETCH_AND_ADD ending at 2^64 through it succeed, by
+    iova and zero based; accesses past its end or below its start, and
+    zero-based offsets whose sum with the length wraps, fail with a remote
+    access error; binds past 2^64 or below the MR fail with a bind error;
+    nothing refused changes a byte."""
+    g = gid_index(guest, "sroce0", CLIENT_IP)
+    r = guest.run("%s%s sroce0 %d" % (NOBODY, guest_tool(guest, "mw_top"), g), timeout=120)
+    print(r.output)
+    assert not r.timed_out, r
+    assert r.rc == 0 and "\n0 checks failed" in r.stdout, r

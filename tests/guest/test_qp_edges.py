@@ -105,10 +105,11 @@ def test_an_mr_at_the_top_of_the_address_space(guest):
 
 
 def test_a_gone_ring_offset_maps_no_more(guest):
-    """A CQ ring's mmap offset once the CQ is destroyed or resized (rxe's
-    7.2 mmap use-after-free, docs/bug-classes-2026.md class 3): a mapping
-    made before stays the process's own memory, the offset is refused,
-    destroys under a thread mapping it in a loop answer each mmap, and
+    """A CQ's, an SRQ's and a QP's (send and receive) ring mmap offsets
+    once the queue is destroyed, or the CQ resized (rxe's 7.2 mmap
+    use-after-free, docs/bug-classes-2026.md class 3): a mapping made
+    before stays the process's own memory, the offset is refused, destroys
+    under a thread mapping it in a loop answer each mmap, and
     the device works afterwards (the kernel-log check after every test
     catches what the kernel says)."""
     run_tool(guest, "stale-mmap")

@@ -73,15 +73,17 @@
  *                    that runs past 2^64, and one that starts a byte below
  *                    the MR, fail with a remote access error and leave the
  *                    MR's bytes as they were.
- *   stale-mmap       a CQ ring's offset in the uverbs fd (read from
- *                    /proc/self/maps) after the CQ is gone or resized (the
- *                    2026 rxe mmap use-after-free class): a second mapping
- *                    made while the CQ lived stays the process's memory
- *                    through the destroy (written after it, unmapped), the
- *                    offset maps no more (EINVAL), nor does a resized ring's
- *                    old one; a thread mapping the offset in a loop while
- *                    the CQ is destroyed, 100 times, sees each mmap succeed
- *                    or fail with EINVAL; the device then carries a WRITE.
+ *   stale-mmap       a CQ's, an SRQ's and a QP's ring offsets in the uverbs
+ *                    fd (read from /proc/self/maps) after the queue is gone
+ *                    or (a CQ) resized (the 2026 rxe mmap use-after-free
+ *                    class): a second mapping made while the queue lived
+ *                    stays the process's memory through the destroy
+ *                    (written after it, unmapped), the offset maps no more
+ *                    (EINVAL), nor does a resized ring's old one; a thread
+ *                    mapping the offset in a loop while the queue is
+ *                    destroyed, 100 times for each kind, sees each mmap
+ *                    succeed or fail with EINVAL; the device then carries
+ *                    a WRITE.
  *   rq-bad-wqe       an RC QP with 8 receives posted, the fourth's SGE count
  *                    then written as 2^32 - 1, is sent 4 SENDs: the first
  *                    three receives complete, the QP fails on the fourth
@@ -127,6 +129,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <poll.h>
 #include <sys/mman.h>
@@ -414,12 +417,7 @@ void cq_overflow(Setup &s)
 	ibv_qp *qp = ibv_create_qp(s.pd, &init), *peer = make_rc(s);
 	if (!qp)
 		die("ibv_create_qp", errno);
-	ibv_qp_attr a{};
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	if (int err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-						    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		die("to INIT", err);
+	rc_to_init(qp, 0);
 	connect(s, qp, peer->qp_num);
 	connect(s, peer, qp->qp_num);
 	const int n = small->cqe + 4;
@@ -1079,50 +1077,76 @@ int map_at(Setup &s, uint64_t off, size_t len, void **out = nullptr)
 	return 0;
 }
 
-struct CqRing {
-	ibv_cq *cq;
+/* A queue whose ring the process maps: where, and how it goes. */
+struct Ringed {
+	std::function<void()> destroy;
 	uint64_t off;
 	size_t len;
 };
 
-CqRing cq_with_ring(Setup &s, int cqe)
+Ringed cq_with_ring(Setup &s, int cqe)
 {
 	ibv_cq *cq = ibv_create_cq(s.ctx, cqe, nullptr, nullptr, 0);
 	if (!cq)
 		die("ibv_create_cq", errno);
 	const sroce::Mapping &m = sroce::to_cq(cq)->map;
-	return {cq, mapping_offset(m.get()), m.size()};
+	return {[cq] { ibv_destroy_cq(cq); }, mapping_offset(m.get()), m.size()};
 }
 
-void stale_mmap(Setup &s)
+Ringed srq_with_ring(Setup &s)
 {
-	CqRing r = cq_with_ring(s, 16);
-	check(r.off != ~0ull, "a CQ's ring is a mapping of the uverbs fd");
+	ibv_srq_init_attr a{};
+	a.attr.max_wr = 16;
+	a.attr.max_sge = 1;
+	ibv_srq *srq = ibv_create_srq(s.pd, &a);
+	if (!srq)
+		die("ibv_create_srq", errno);
+	const sroce::Mapping &m = sroce::to_srq(srq)->map;
+	return {[srq] { ibv_destroy_srq(srq); }, mapping_offset(m.get()), m.size()};
+}
+
+/* An RC QP, offering its send ring's offset, or its receive ring's. */
+Ringed qp_with_ring(Setup &s, bool send_ring)
+{
+	ibv_qp *qp = create_rc(s);
+	const sroce::Qp *q = sroce::to_qp(qp);
+	const sroce::Mapping &m = send_ring ? q->sq_map : q->rq_map;
+	return {[qp] { ibv_destroy_qp(qp); }, mapping_offset(m.get()), m.size()};
+}
+
+/*
+ * @r's offset maps a second time while its queue lives, and no more once
+ * it is destroyed; the second mapping stays the process's memory.
+ */
+void check_offset_dies_with(Setup &s, Ringed r, const std::string &what)
+{
+	check(r.off != ~0ull, what + " is a mapping of the uverbs fd");
 	void *extra = nullptr;
 	int err = map_at(s, r.off, r.len, &extra);
-	check(!err, std::string("its offset maps a second time while the CQ lives (") +
+	check(!err, what + ": its offset maps a second time while it lives (" +
 			    std::strerror(err) + ")");
-	ibv_destroy_cq(r.cq);
+	r.destroy();
 	err = map_at(s, r.off, r.len);
-	check(err == EINVAL, std::string("after the destroy its offset maps no more (") +
+	check(err == EINVAL, what + ": after the destroy its offset maps no more (" +
 				     std::strerror(err) + ")");
 	if (extra) {
-		/* Still ours: the pages outlive the CQ until this unmap. */
+		/* Still ours: the pages outlive the queue until this unmap. */
 		std::memset(extra, 0xa5, r.len);
 		munmap(extra, r.len);
 	}
+}
 
-	r = cq_with_ring(s, 16);
-	if (ibv_resize_cq(r.cq, 200))
-		die("ibv_resize_cq", errno);
-	err = map_at(s, r.off, r.len);
-	check(err == EINVAL, std::string("a resized CQ's old ring offset maps no more (") +
-				     std::strerror(err) + ")");
-	ibv_destroy_cq(r.cq);
-
+/*
+ * @rounds queues made by @make, each destroyed while a thread maps its
+ * ring's offset in a loop (after its first mmap): every mmap succeeds or
+ * fails with EINVAL.
+ */
+void destroy_under_mapper(Setup &s, const std::function<Ringed(int)> &make,
+			  const std::string &what, int rounds = 100)
+{
 	int odd = 0;
-	for (int round = 0; round < 100; round++) {
-		r = cq_with_ring(s, 16);
+	for (int round = 0; round < rounds; round++) {
+		Ringed r = make(round);
 		std::atomic<bool> mapped{false}, stop{false};
 		std::thread mapper([&] {
 			/* Until the destroy has been seen, and a bounded while. */
@@ -1141,13 +1165,39 @@ void stale_mmap(Setup &s)
 			std::this_thread::sleep_for(std::chrono::microseconds(100));
 		if (!mapped.load())
 			odd++;
-		ibv_destroy_cq(r.cq);
+		r.destroy();
 		stop.store(true);
 		mapper.join();
 	}
-	check(odd == 0, "a hundred destroys under a thread mapping the CQ's offset, each "
-			"after its first mmap: every mmap succeeded or failed with EINVAL (" +
-				std::to_string(odd) + " otherwise)");
+	check(odd == 0, "a hundred destroys of " + what + " under a thread mapping its "
+			"offset, each after its first mmap: every mmap succeeded or failed "
+			"with EINVAL (" + std::to_string(odd) + " otherwise)");
+}
+
+void stale_mmap(Setup &s)
+{
+	check_offset_dies_with(s, cq_with_ring(s, 16), "a CQ's ring");
+	check_offset_dies_with(s, srq_with_ring(s), "an SRQ's ring");
+	check_offset_dies_with(s, qp_with_ring(s, true), "a QP's send ring");
+	check_offset_dies_with(s, qp_with_ring(s, false), "a QP's receive ring");
+
+	ibv_cq *cq = ibv_create_cq(s.ctx, 16, nullptr, nullptr, 0);
+	if (!cq)
+		die("ibv_create_cq", errno);
+	const sroce::Mapping &m = sroce::to_cq(cq)->map;
+	const uint64_t old_off = mapping_offset(m.get());
+	const size_t old_len = m.size();
+	if (ibv_resize_cq(cq, 200))
+		die("ibv_resize_cq", errno);
+	const int err = map_at(s, old_off, old_len);
+	check(err == EINVAL, std::string("a resized CQ's old ring offset maps no more (") +
+				     std::strerror(err) + ")");
+	ibv_destroy_cq(cq);
+
+	destroy_under_mapper(s, [&](int) { return cq_with_ring(s, 16); }, "a CQ");
+	destroy_under_mapper(s, [&](int) { return srq_with_ring(s); }, "an SRQ");
+	destroy_under_mapper(s, [&](int round) { return qp_with_ring(s, round % 2); },
+			     "a QP (its send ring and its receive ring in turn)");
 
 	auto *buf = static_cast<uint8_t *>(std::aligned_alloc(4096, 4096));
 	ibv_mr *mr = buf ? ibv_reg_mr(s.pd, buf, 4096,

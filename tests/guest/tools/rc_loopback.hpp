@@ -107,11 +107,9 @@ inline ibv_qp *create_rc(Setup &s, ibv_srq *srq = nullptr, uint32_t depth = 16,
 	return qp;
 }
 
-/* An RC QP in INIT granting the peer @access. */
-inline ibv_qp *make_rc(Setup &s, ibv_srq *srq = nullptr, uint32_t depth = 16,
-		       uint64_t send_ops = 0, int access = IBV_ACCESS_REMOTE_WRITE)
+/* RC QP @qp from RESET to INIT, granting the peer @access. */
+inline void rc_to_init(ibv_qp *qp, int access = IBV_ACCESS_REMOTE_WRITE)
 {
-	ibv_qp *qp = create_rc(s, srq, depth, send_ops);
 	ibv_qp_attr a{};
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
@@ -119,6 +117,14 @@ inline ibv_qp *make_rc(Setup &s, ibv_srq *srq = nullptr, uint32_t depth = 16,
 	if (int err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 						    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
 		die("to INIT", err);
+}
+
+/* An RC QP in INIT granting the peer @access. */
+inline ibv_qp *make_rc(Setup &s, ibv_srq *srq = nullptr, uint32_t depth = 16,
+		       uint64_t send_ops = 0, int access = IBV_ACCESS_REMOTE_WRITE)
+{
+	ibv_qp *qp = create_rc(s, srq, depth, send_ops);
+	rc_to_init(qp, access);
 	return qp;
 }
 
