@@ -16,9 +16,9 @@
 #include "sroce.h"
 
 /*
- * RC: PSNs sent and not yet acknowledged.  A rewound READ restarts at its
- * first PSN while comp_psn may already be inside it (responses that did
- * come): nothing is unacknowledged then, not 2^32 - k PSNs.
+ * RC: PSNs sent and not yet acknowledged.  A rewound message restarts at
+ * comp_psn or, when comp_psn moved on meanwhile, before it: nothing is
+ * unacknowledged then, not 2^32 - k PSNs.
  */
 static u32 req_unacked(const struct sroce_qp *qp)
 {

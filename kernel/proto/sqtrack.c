@@ -113,7 +113,7 @@ void roce_sq_seek(const struct roce_sq_view *v, u32 comp_psn, u32 mtu,
 		return;
 	}
 	done = psn_diff(comp_psn, m->first_psn);
-	if (done < 0 || m->rd_atomic)
+	if (done < 0)
 		done = 0;
 	pos->psn = psn_add(m->first_psn, done);
 	pos->offset = (u64)done * mtu < m->length ? (u32)done * mtu : m->length;

@@ -105,8 +105,11 @@ struct roce_sq_pos {
  * Points the requester at @comp_psn, the first PSN not acknowledged: back
  * after a timeout or a sequence NAK (go-back-N), forward when an ACK
  * shows that packets sent before such a rewind arrived after all.
- * Messages from there on are QUEUED again.  A READ or atomic restarts
- * whole; another message at the packet @comp_psn names.
+ * Messages from there on are QUEUED again.  Every message goes on at the
+ * packet @comp_psn names: a READ whose first responses came asks for the
+ * rest only (its RETH moved on by as many MTUs, as rxe's requester does
+ * and responders take: a duplicate READ may start inside the original),
+ * not all of it again.
  */
 void roce_sq_seek(const struct roce_sq_view *v, u32 comp_psn, u32 mtu,
 		  struct roce_sq_pos *pos);

@@ -193,3 +193,61 @@ exec 3>&-; wait $pid; echo "=== tool rc=$?"; cat /tmp/eq.out
     # Packets at QPs before RTR are all dropped and counted as such (those
     # at RTR QPs may add more: a wrong transport, a Q_Key, a P_Key).
     assert delta["rx_dropped"] >= by("at_RESET") + by("at_INIT") - lost, (delta, sent)
+
+
+RESPONDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "read_responder.py")
+
+
+def test_read_responses_of_the_wrong_length(guest):
+    """A peer that answers sroce0's RDMA READs (into two SGEs with guard
+    bytes around them) with more or fewer bytes than asked for, in its
+    only, first, middle or last packet, or with packets past the READ's
+    end (read_responder.py from namespace `peer`, tools/read_responses.cpp
+    on sroce0): every such READ completes with IBV_WC_BAD_RESP_ERR, as on
+    a NIC, and no byte lands outside the READ's SGEs; answers that can be
+    told apart from the READ's (a PSN before it, packets after its last,
+    an atomic's ACK at its PSN) are dropped and the READ completes
+    with every byte right; a missing middle packet makes sroce ask again
+    from exactly there (the 2026 siw class of READ Response bounds)."""
+    g4 = gid_index(guest, "sroce0", CLIENT_IP)
+    tool = guest_tool(guest, "read_responses")
+    r = guest.run(r"""
+rm -f /tmp/rr.in /tmp/rr.out /tmp/rr.json /tmp/rr.stop; mkfifo /tmp/rr.in; chmod 666 /tmp/rr.in
+{nobody}{tool} sroce0 {g4} {peer4} </tmp/rr.in >/tmp/rr.out 2>&1 & pid=$!
+exec 3>/tmp/rr.in
+for i in $(seq 300); do grep -q '^ready' /tmp/rr.out && break; kill -0 $pid || break; sleep 0.1; done
+head -1 /tmp/rr.out >/tmp/rr.json
+echo "=== before"; rdma statistic show link sroce0/1
+ip netns exec peer python3 {responder} --cases /tmp/rr.json --sniff-dev veth1 \
+    --src4 {peer4} --dst4 {me4} --src6 {peer6} --dst6 {me6} --stop /tmp/rr.stop \
+    >/tmp/rr.responder 2>&1 & resp=$!
+for i in $(seq 300); do grep -q '^ready' /tmp/rr.responder && break; kill -0 $resp || break; sleep 0.1; done
+echo go >&3; exec 3>&-; wait $pid; echo "=== tool rc=$?"
+touch /tmp/rr.stop; wait $resp
+echo "=== after"; rdma statistic show link sroce0/1
+echo "=== responder"; cat /tmp/rr.responder
+echo "=== tool"; cat /tmp/rr.out
+""".format(nobody=NOBODY, tool=tool, g4=g4, peer4=SERVER_IP, peer6=SERVER_IP6,
+           me4=CLIENT_IP, me6=CLIENT_IP6, responder=RESPONDER), timeout=300)
+    out = r.stdout
+    print(out[-8000:], r.stderr[-2000:])
+    assert not r.timed_out, r
+    assert out.split("=== tool ")[1].startswith("rc=0"), out
+    assert "\n0 checks failed" in section(out, "tool"), out
+    seen = json.loads(section(out, "responder").strip().splitlines()[-1])
+    # Each case was asked once, but for the two whose answer was not
+    # taken as one: a second READ, from where the first answer stopped.
+    asked = {name: len(reqs) for name, reqs in seen.items()}
+    assert all(n == 1 for name, n in asked.items()
+               if name not in ("gap_then_rerequest", "atomic_ack_for_read")), asked
+    first, again = seen["gap_then_rerequest"][:2]
+    assert (again["psn"] - first["psn"], again["offset"], again["length"]) == \
+        (1, 1024, first["length"] - 1024), seen["gap_then_rerequest"]
+    again = seen["atomic_ack_for_read"][1]
+    assert (again["offset"], again["length"]) == (0, 256), seen["atomic_ack_for_read"]
+    before, after = counters(section(out, "before")), counters(section(out, "after"))
+    delta = {k: after[k] - before[k] for k in after}
+    print("counter deltas", delta)
+    # The packets dropped: the stale one, the two past the end, the
+    # atomic ACK, and what followed each refused answer into a QP in ERR.
+    assert delta["rx_dropped"] >= 4, delta

@@ -186,7 +186,7 @@ TEST(SqTrack, SeekBackResendsFromTheLostPacket)
 	EXPECT_EQ(sq.at(c).state, ROCE_SQ_QUEUED);
 }
 
-TEST(SqTrack, SeekRestartsAReadOrAtomicWhole)
+TEST(SqTrack, SeekAsksAReadOnlyForWhatDidNotCome)
 {
 	Sq sq(8, 0, 0);
 	sq.post(8);				// 0: SEND
@@ -194,9 +194,24 @@ TEST(SqTrack, SeekRestartsAReadOrAtomicWhole)
 	roce_sq_view v = sq.view();
 	ASSERT_EQ(roce_sq_ack_through(&v, 0, 0), 1u);
 	roce_sq_pos pos;
-	roce_sq_seek(&v, 2, kMtu, &pos);	// one response came
+	roce_sq_seek(&v, 2, kMtu, &pos);	// its first response came
 	EXPECT_EQ(pos.cur, r);
+	EXPECT_EQ(pos.psn, 2u);
+	EXPECT_EQ(pos.offset, kMtu);
+	roce_sq_seek(&v, 1, kMtu, &pos);	// none came
 	EXPECT_EQ(pos.psn, 1u);
+	EXPECT_EQ(pos.offset, 0u);
+}
+
+TEST(SqTrack, SeekRestartsAnAtomicWhole)
+{
+	Sq sq(8, 0, 0);
+	u32 a = sq.post(8, true, true, true);	// 0: an atomic, one PSN
+	roce_sq_view v = sq.view();
+	roce_sq_pos pos;
+	roce_sq_seek(&v, 0, kMtu, &pos);
+	EXPECT_EQ(pos.cur, a);
+	EXPECT_EQ(pos.psn, 0u);
 	EXPECT_EQ(pos.offset, 0u);
 }
 
