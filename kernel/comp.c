@@ -19,6 +19,7 @@ static void comp_advance(struct sroce_qp *qp, u32 next)
 {
 	roce_window_acked(&qp->req.window, psn_diff(next, qp->req.comp_psn));
 	qp->req.comp_psn = next;
+	qp->req.gap_asked = false;
 	qp->req.retry_left = qp->retry_cnt;
 	qp->req.rnr_retry_left = qp->rnr_retry;
 	qp->req.timeouts_in_row = 0;
@@ -120,6 +121,22 @@ static void comp_empty_resp(struct sroce_qp *qp, struct sroce_swqe *s,
 	sroce_sq_retire(qp);
 }
 
+/*
+ * READ responses came past a lost one: ask for the rest again, once for
+ * each place they stop.  The responses in flight behind the lost one go
+ * on arriving after the rewind, and each asking again would make the
+ * responder send the rest once more (at 3 % loss from rxe, 18 times the
+ * READs' bytes).  A response that makes progress lets the next gap ask;
+ * a lost request is asked again by the local ACK timer.
+ */
+static void comp_ask_again(struct sroce_qp *qp)
+{
+	if (qp->req.gap_asked)
+		return;
+	qp->req.gap_asked = true;
+	set_bit(0, &qp->req.need_retransmit);
+}
+
 static void comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 			   const struct roce_pkt_info *pkt)
 {
@@ -129,9 +146,9 @@ static void comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	int err;
 
 	if (psn != qp->req.comp_psn) {
-		/* Lost responses: ask again once; duplicates are ignored. */
+		/* Lost responses: ask again; duplicates are ignored. */
 		if (comp_psn_outstanding(qp, psn))
-			set_bit(0, &qp->req.need_retransmit);
+			comp_ask_again(qp);
 		comp_drop(qp);
 		return;
 	}

@@ -426,6 +426,7 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	qp->req.offset = 0;
 	qp->req.rd_atomic_outstanding = 0;
 	qp->req.need_retransmit = 0;
+	qp->req.gap_asked = false;
 	qp->req.rnr_wait = false;
 	qp->sched.tx_backoff = false;
 	qp->sched.tx_paused_since = 0;

@@ -103,6 +103,7 @@ struct sroce_qp_req {
 
 	/* completer */
 	u32 comp_psn;			/* oldest PSN not acknowledged */
+	bool gap_asked;			/* a READ gap at comp_psn was asked for */
 	u8 retry_left;
 	u8 rnr_retry_left;
 	u8 timeouts_in_row;		/* since comp_psn last moved: back-off */

@@ -171,6 +171,8 @@ def test_read_response_drops(guest, gids):
     assert res["verified"] == 30 and not res["failed"], res
     assert 0 < injected < matched, res
     assert d["fault_drop"] == injected and d["retransmits"] > 0, d
+    # One rewind per gap, not one per response behind it.
+    assert d["retransmits"] <= d["fault_drop"] + d["timeouts"] + d["seq_err_rcvd"], d
 
 
 def test_duplicates_are_recognised(guest, gids):
