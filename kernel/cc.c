@@ -283,27 +283,20 @@ bool sroce_cc_skb_ce(const struct sk_buff *skb)
 	return false;
 }
 
-void sroce_cc_cnp_recv(struct sroce_dev *sdev, const struct roce_pkt_info *pkt)
+void sroce_cc_cnp_recv(struct sroce_qp *qp)
 {
-	struct sroce_qp *qp;
+	struct sroce_dev *sdev = qp->sdev;
+	u64 now;
 
-	sroce_count(sdev, SROCE_CNT_CNP_RCVD, 1);
-	qp = sroce_qp_get(sdev, pkt->bth.dest_qpn);
-	if (!qp) {
-		sroce_count(sdev, SROCE_CNT_RX_NO_QP, 1);
+	if (!READ_ONCE(sdev->cc.config.enable))
 		return;
-	}
-	if (READ_ONCE(sdev->cc.config.enable)) {
-		u64 now = ktime_get_ns();
-
-		spin_lock_bh(&qp->cc.lock);
-		cc_sync(qp, now);
-		if (roce_dcqcn_rp_cnp(&qp->cc.rp, &sdev->cc.config.dcqcn, now,
-				      cc_current_kbps(&qp->cc)))
-			cc_apply(qp, SROCE_RATE_CNP);
-		spin_unlock_bh(&qp->cc.lock);
-	}
-	sroce_qp_put(qp);
+	now = ktime_get_ns();
+	spin_lock_bh(&qp->cc.lock);
+	cc_sync(qp, now);
+	if (roce_dcqcn_rp_cnp(&qp->cc.rp, &sdev->cc.config.dcqcn, now,
+			      cc_current_kbps(&qp->cc)))
+		cc_apply(qp, SROCE_RATE_CNP);
+	spin_unlock_bh(&qp->cc.lock);
 }
 
 /*

@@ -81,7 +81,7 @@ void sroce_cc_sent(struct sroce_qp *qp, const struct sroce_av *av,
 /* The traffic class a packet really carries: ECN bits by the config. */
 u8 sroce_cc_tclass(struct sroce_dev *sdev, u8 tclass, bool cnp);
 /* Receive path: a CNP for one of our QPs; a CE-marked packet for @qp. */
-void sroce_cc_cnp_recv(struct sroce_dev *sdev, const struct roce_pkt_info *pkt);
+void sroce_cc_cnp_recv(struct sroce_qp *qp);
 bool sroce_cc_skb_ce(const struct sk_buff *skb);
 void sroce_cc_ce_recv(struct sroce_qp *qp, const struct sk_buff *skb,
 		      const struct roce_pkt_info *pkt);

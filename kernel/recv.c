@@ -53,6 +53,30 @@ static bool from_peer(const struct sroce_qp *qp, const struct sk_buff *skb)
 	       ipv6_addr_equal(&ipv6_hdr(skb)->daddr, &av->saddr);
 }
 
+/*
+ * A CNP slows the QP it names.  An RC or UC QP takes it only from its
+ * peer, as every other packet: otherwise anyone who can reach the port
+ * could throttle a connection by guessing its QPN.  A UD QP's CNPs come
+ * from whichever host its traffic went to, so any source is taken.
+ */
+static void recv_cnp(struct sroce_dev *sdev, struct sk_buff *skb,
+		     const struct roce_pkt_info *pkt)
+{
+	struct sroce_qp *qp;
+
+	sroce_count(sdev, SROCE_CNT_CNP_RCVD, 1);
+	qp = sroce_qp_get(sdev, pkt->bth.dest_qpn);
+	if (!qp) {
+		sroce_count(sdev, SROCE_CNT_RX_NO_QP, 1);
+		return;
+	}
+	if (sroce_qp_ud(qp) || from_peer(qp, skb))
+		sroce_cc_cnp_recv(qp);
+	else
+		sroce_count(sdev, SROCE_CNT_RX_DROPPED, 1);
+	sroce_qp_put(qp);
+}
+
 void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb,
 		const struct roce_pkt_info *pkt)
 {
@@ -64,7 +88,7 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb,
 		goto out;
 	}
 	if (pkt->op->qpt == ROCE_QPT_CNP) {
-		sroce_cc_cnp_recv(sdev, pkt);
+		recv_cnp(sdev, skb, pkt);
 		goto out;
 	}
 	if (qpn == ROCE_QPN_MASK && pkt->op->qpt == ROCE_QPT_UD) {

@@ -28,6 +28,11 @@ With --in-window every packet is instead of category
              from --src4/--src6, addresses that are not the QP's peer
                                                           -> rx_dropped
 
+With --cnp every packet is instead of category
+  cnp        a CNP (BTH and 16 reserved bytes) at a live RC QP, over IPv4
+             from --src4: from a stranger  -> rx_dropped
+                          from the QP's peer -> taken (DCQCN's cut)
+
 With --targets FILE every packet is instead of category
   at_RESET, at_INIT  any opcode at a QP of FILE (tools/early_qps.cpp)
              that is in RESET or INIT, its own transport's half the time,
@@ -89,7 +94,8 @@ RC_OPS = [op for op in OPS if op < 0x20]
 for op in [o for o in RC_OPS if o <= 0x17]:
     hdrs, payload, is_req = OPS[op]
     OPS[0xA0 + op] = ([XRCETH] + hdrs if is_req else hdrs, payload, is_req)
-KNOWN = set(OPS) | {0x81}                   # CNP
+CNP = 0x81
+KNOWN = set(OPS) | {CNP}
 UNKNOWN = [op for op in range(256) if op not in KNOWN]
 AETH_SYNDROMES = [0x1F, 0x00, 0x20, 0x3F, 0x60, 0x61, 0x62, 0x63, 0x64, 0x7F,
                   0x9F]
@@ -346,6 +352,21 @@ class Gen:
                       family=family)
         return time.monotonic() - start
 
+    def run_cnps(self, count):
+        """Only CNPs, at the live RC QPs, over IPv4."""
+        r = self.rng
+        start = time.monotonic()
+        for i in range(count):
+            if i % 50 == 0:
+                self.refresh_live()
+            rc = [q for q in self.live if q[0] != 1]
+            if not rc:
+                time.sleep(0.05)
+                continue
+            self.rc_live_packets += 1
+            self.send("cnp", self.bth(CNP, r.choice(rc)[0], 0, 0) + bytes(16), family=4)
+        return time.monotonic() - start
+
     def run(self, count):
         weights = [("bad_icrc", 0.15), ("malformed", 0.2), ("no_qp", 0.15),
                    ("live", 0.35), ("mutated", 0.15)]
@@ -378,6 +399,7 @@ def main():
     ap.add_argument("--count", type=int, required=True)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--in-window", action="store_true")
+    ap.add_argument("--cnp", action="store_true")
     ap.add_argument("--sniff-dev")
     ap.add_argument("--peer4")
     ap.add_argument("--targets", help="early_qps' JSON: packets only at those QPs")
@@ -386,6 +408,8 @@ def main():
     if args.targets:
         with open(args.targets) as f:
             seconds = g.run_targets(args.count, json.load(f))
+    elif args.cnp:
+        seconds = g.run_cnps(args.count)
     elif args.in_window:
         seconds = g.run_in_window(args.count, args.sniff_dev, args.peer4, args.dst4)
     else:

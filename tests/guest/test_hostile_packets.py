@@ -144,6 +144,39 @@ def test_in_window_requests_from_strangers_are_dropped(guest):
     assert delta["completion_errors"] == 0, delta
 
 
+CNPS = 400
+
+
+def test_cnps_from_strangers_are_dropped(guest):
+    """CNPs at the live RC QPs of a verified transfer: from an address that
+    is not the QP's peer each is dropped and counted (a host that can reach
+    the port must not throttle a connection by naming its QPN); from the
+    peer they are taken, as the CNPs a congested peer sends.  UD QPs take
+    CNPs from anyone (tested by test_congestion's UD cases)."""
+    guest.run_peer("ip addr add %s/24 dev veth1 && "
+                   "ip addr add %s/64 dev veth1 nodad" % (STRANGER_IP, STRANGER_IP6),
+                   check=True)
+    try:
+        seen = {}
+        for who, src in (("stranger", STRANGER_IP), ("peer", SERVER_IP)):
+            seen[who] = attack_during_verified_transfers(
+                guest, "--src4 %s --dst4 %s --src6 %s --dst6 %s --live-dev sroce0 "
+                "--count %d --cnp" % (src, CLIENT_IP, STRANGER_IP6, CLIENT_IP6, CNPS))
+    finally:
+        guest.run_peer("ip addr del %s/24 dev veth1; ip addr del %s/64 dev veth1"
+                       % (STRANGER_IP, STRANGER_IP6))
+    for who, (gen, delta, lost, runs) in seen.items():
+        print(who, gen, {k: delta[k] for k in ("cnp_rcvd", "rx_dropped", "rx_no_qp")})
+        assert sum(gen["sent"].values()) >= CNPS * 0.99, gen
+        assert_transfers_verified(runs, 1)
+        assert delta["cnp_rcvd"] >= CNPS - lost, (who, delta)
+    gen, delta, lost, _ = seen["stranger"]
+    assert delta["rx_dropped"] + delta["rx_no_qp"] >= CNPS - lost, delta
+    assert delta["rx_dropped"] >= CNPS // 2, delta
+    gen, delta, lost, _ = seen["peer"]
+    assert delta["rx_dropped"] < CNPS // 2, delta
+
+
 EARLY_PACKETS = 4000
 
 
