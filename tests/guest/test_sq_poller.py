@@ -105,6 +105,12 @@ def loopback_stream(guest, gids, test="ib_write_bw", args="-s 4096 -n %d" % WRS)
     return tuple(a - b for a, b in zip(after, before))
 
 
+# Whether the poller is there when a stream posts is the guest scheduler's
+# doing, and that depends on the vCPUs getting the host's CPUs: with the
+# suite's background builds or another guest beside it the poller is away
+# more (a run here with three other loads on the two cores: a median of
+# 98 rings against at most 50).
+@pytest.mark.host_alone
 def test_loopback_streams_keep_the_poller(guest, gids):
     """A stream rings only while the poller is away.  On the loopback path
     the client busy-polls one vCPU and the receive side runs on the other,
