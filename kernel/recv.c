@@ -27,6 +27,8 @@ static bool qp_takes(const struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	case ROCE_QPT_XRC:	/* requests to the target, answers to the sender */
 		return qp->ib.qp_type == ((pkt->op->flags & ROCE_OPF_REQUEST) ?
 					  IB_QPT_XRC_TGT : IB_QPT_XRC_INI);
+	case ROCE_QPT_CNP:	/* slows any QP that sends */
+		return true;
 	default:
 		return false;
 	}
@@ -36,9 +38,11 @@ static bool qp_takes(const struct sroce_qp *qp, const struct roce_pkt_info *pkt)
  * RC and UC take packets only from the peer their AV names, with our
  * address as the destination, as rxe and hardware do: QPNs are handed out
  * from 16 up and a PSN window is wide, so anyone else who can reach the
- * port could otherwise write into a connection.  The UDP source port is
- * the peer's choice per flow, so it says nothing.  A QP before RTR has no
- * AV yet, but its responder drops everything anyway.
+ * port could otherwise write into a connection, or, with a CNP, throttle
+ * it.  The UDP source port is the peer's choice per flow, so it says
+ * nothing.  A QP before RTR has no AV yet, but its responder drops
+ * everything anyway.  UD QPs talk to many hosts: a UD QP takes packets,
+ * CNPs too, from anyone.
  */
 static bool from_peer(const struct sroce_qp *qp, const struct sk_buff *skb)
 {
@@ -53,30 +57,6 @@ static bool from_peer(const struct sroce_qp *qp, const struct sk_buff *skb)
 	       ipv6_addr_equal(&ipv6_hdr(skb)->daddr, &av->saddr);
 }
 
-/*
- * A CNP slows the QP it names.  An RC or UC QP takes it only from its
- * peer, as every other packet: otherwise anyone who can reach the port
- * could throttle a connection by guessing its QPN.  A UD QP's CNPs come
- * from whichever host its traffic went to, so any source is taken.
- */
-static void recv_cnp(struct sroce_dev *sdev, struct sk_buff *skb,
-		     const struct roce_pkt_info *pkt)
-{
-	struct sroce_qp *qp;
-
-	sroce_count(sdev, SROCE_CNT_CNP_RCVD, 1);
-	qp = sroce_qp_get(sdev, pkt->bth.dest_qpn);
-	if (!qp) {
-		sroce_count(sdev, SROCE_CNT_RX_NO_QP, 1);
-		return;
-	}
-	if (sroce_qp_ud(qp) || from_peer(qp, skb))
-		sroce_cc_cnp_recv(qp);
-	else
-		sroce_count(sdev, SROCE_CNT_RX_DROPPED, 1);
-	sroce_qp_put(qp);
-}
-
 void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb,
 		const struct roce_pkt_info *pkt)
 {
@@ -87,10 +67,8 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb,
 		sroce_count(sdev, SROCE_CNT_RX_DROPPED, 1);
 		goto out;
 	}
-	if (pkt->op->qpt == ROCE_QPT_CNP) {
-		recv_cnp(sdev, skb, pkt);
-		goto out;
-	}
+	if (pkt->op->qpt == ROCE_QPT_CNP)
+		sroce_count(sdev, SROCE_CNT_CNP_RCVD, 1);
 	if (qpn == ROCE_QPN_MASK && pkt->op->qpt == ROCE_QPT_UD) {
 		sroce_count(sdev, SROCE_CNT_RX_MCAST_PACKETS, 1);
 		sroce_mcast_recv(sdev, skb, pkt);
@@ -101,9 +79,12 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb,
 		sroce_count(sdev, SROCE_CNT_RX_NO_QP, 1);
 		goto out;
 	}
-	if (!qp_takes(qp, pkt) ||
-	    (pkt->op->qpt != ROCE_QPT_UD && !from_peer(qp, skb))) {
+	if (!qp_takes(qp, pkt) || (!sroce_qp_ud(qp) && !from_peer(qp, skb))) {
 		sroce_count(sdev, SROCE_CNT_RX_DROPPED, 1);
+		goto put;
+	}
+	if (pkt->op->qpt == ROCE_QPT_CNP) {
+		sroce_cc_cnp_recv(qp);
 		goto put;
 	}
 	if (sroce_cc_skb_ce(skb))
