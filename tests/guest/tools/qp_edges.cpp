@@ -1084,11 +1084,14 @@ struct Ringed {
 	size_t len;
 };
 
-Ringed cq_with_ring(Setup &s, int cqe)
+/* A CQ, given back in @out too when the caller needs it. */
+Ringed cq_with_ring(Setup &s, int cqe, ibv_cq **out = nullptr)
 {
 	ibv_cq *cq = ibv_create_cq(s.ctx, cqe, nullptr, nullptr, 0);
 	if (!cq)
 		die("ibv_create_cq", errno);
+	if (out)
+		*out = cq;
 	const sroce::Mapping &m = sroce::to_cq(cq)->map;
 	return {[cq] { ibv_destroy_cq(cq); }, mapping_offset(m.get()), m.size()};
 }
@@ -1137,15 +1140,15 @@ void check_offset_dies_with(Setup &s, Ringed r, const std::string &what)
 }
 
 /*
- * @rounds queues made by @make, each destroyed while a thread maps its
+ * A hundred queues made by @make, each destroyed while a thread maps its
  * ring's offset in a loop (after its first mmap): every mmap succeeds or
  * fails with EINVAL.
  */
 void destroy_under_mapper(Setup &s, const std::function<Ringed(int)> &make,
-			  const std::string &what, int rounds = 100)
+			  const std::string &what)
 {
 	int odd = 0;
-	for (int round = 0; round < rounds; round++) {
+	for (int round = 0; round < 100; round++) {
 		Ringed r = make(round);
 		std::atomic<bool> mapped{false}, stop{false};
 		std::thread mapper([&] {
@@ -1181,18 +1184,14 @@ void stale_mmap(Setup &s)
 	check_offset_dies_with(s, qp_with_ring(s, true), "a QP's send ring");
 	check_offset_dies_with(s, qp_with_ring(s, false), "a QP's receive ring");
 
-	ibv_cq *cq = ibv_create_cq(s.ctx, 16, nullptr, nullptr, 0);
-	if (!cq)
-		die("ibv_create_cq", errno);
-	const sroce::Mapping &m = sroce::to_cq(cq)->map;
-	const uint64_t old_off = mapping_offset(m.get());
-	const size_t old_len = m.size();
+	ibv_cq *cq;
+	Ringed resized = cq_with_ring(s, 16, &cq);
 	if (ibv_resize_cq(cq, 200))
 		die("ibv_resize_cq", errno);
-	const int err = map_at(s, old_off, old_len);
+	const int err = map_at(s, resized.off, resized.len);
 	check(err == EINVAL, std::string("a resized CQ's old ring offset maps no more (") +
 				     std::strerror(err) + ")");
-	ibv_destroy_cq(cq);
+	resized.destroy();
 
 	destroy_under_mapper(s, [&](int) { return cq_with_ring(s, 16); }, "a CQ");
 	destroy_under_mapper(s, [&](int) { return srq_with_ring(s); }, "an SRQ");
