@@ -356,15 +356,18 @@ class Gen:
         """Only CNPs, at the live RC QPs, over IPv4."""
         r = self.rng
         start = time.monotonic()
-        for i in range(count):
-            if i % 50 == 0:
+        sent, rc = 0, []
+        # Between two transfers no RC QP lives: wait for the next one.
+        while sent < count and time.monotonic() - start < 600:
+            if sent % 50 == 0 or not rc:
                 self.refresh_live()
-            rc = [q for q in self.live if q[0] != 1]
+                rc = [q for q in self.live if q[0] != 1]
             if not rc:
                 time.sleep(0.05)
                 continue
             self.rc_live_packets += 1
             self.send("cnp", self.bth(CNP, r.choice(rc)[0], 0, 0) + bytes(16), family=4)
+            sent += 1
         return time.monotonic() - start
 
     def run(self, count):
