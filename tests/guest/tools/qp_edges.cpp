@@ -103,6 +103,12 @@
  *                    kernel); 4 rounds.  Each posted WR completes exactly
  *                    once, with success or an error, within the time limit;
  *                    a successful receive holds its 64 bytes.
+ *   srq-flip         the same flipping on the slots of an SRQ two RC QPs
+ *                    receive from while their peers send 32 SENDs each;
+ *                    4 rounds.  Each WR completes at most once (every send
+ *                    exactly once), no send succeeds without a receive that
+ *                    did, and the SRQ raises SRQ_ERR at most once (its
+ *                    receives are not flushed, IBTA).
  *   cq-resize-posted a UD QP posts 6 signaled sends and at once asks to
  *                    shrink its send CQ to 1, 200 times: each time EINVAL,
  *                    the 6 completions counted although the send queue
@@ -149,15 +155,15 @@ constexpr auto kLimit = std::chrono::milliseconds(10000);
 /* wait_event(): any event at all for that QP. */
 constexpr auto kAnyEvent = static_cast<ibv_event_type>(-1);
 
-/* @n signaled SENDs of kMsg bytes, wr_id 100 on; the number posted
+/* @n signaled SENDs of kMsg bytes, wr_id @first on; the number posted
  * before the first refusal (a QP that failed refuses), its error in @err.
  */
-int try_post_sends(Setup &s, ibv_qp *qp, int n, int *err = nullptr)
+int try_post_sends(Setup &s, ibv_qp *qp, int n, int *err = nullptr, uint64_t first = 100)
 {
 	for (int i = 0; i < n; i++) {
 		ibv_sge sge{reinterpret_cast<uintptr_t>(s.mr->addr), kMsg, s.mr->lkey};
 		ibv_send_wr wr{}, *bad;
-		wr.wr_id = 100 + i;
+		wr.wr_id = first + i;
 		wr.sg_list = &sge;
 		wr.num_sge = 1;
 		wr.opcode = IBV_WR_SEND;
@@ -1360,6 +1366,84 @@ void flip_slots(const sroce::Ring &ring, size_t count_at, size_t sge_at, uint32_
 	}
 }
 
+/* What a round of flipped slots completed: by status, and how many
+ * completions were for no WR, came twice or had the wrong length. */
+struct FlipTally {
+	std::map<std::string, int> statuses;
+	int sends = 0, recvs = 0, wrong = 0;
+};
+
+/*
+ * Polls @s's CQ until @posted sends and @want receives completed.  Once
+ * nothing comes for a while, @stop is set and every QP of @qps goes to
+ * ERR, which flushes what is left.  @srq_keeps: the receives are an SRQ's,
+ * which a QP's failure does not flush, so fewer than @want may come and
+ * the round ends when, after the flush, nothing more does.
+ */
+FlipTally drain_flipped(Setup &s, std::initializer_list<ibv_qp *> qps, int posted, int want,
+			bool srq_keeps, std::atomic<bool> &stop)
+{
+	FlipTally t;
+	std::vector<int> seen(400, 0);
+	auto end = std::chrono::steady_clock::now() + kLimit;
+	auto last = std::chrono::steady_clock::now();
+	bool flushing = false;
+
+	while (t.sends < posted || t.recvs < want) {
+		const auto now = std::chrono::steady_clock::now();
+		/* Every send answered and nothing new for a while: what is
+		 * left waits for messages that will not come.
+		 */
+		const bool settled = t.sends == posted && now - last > std::chrono::milliseconds(300);
+		if (now >= end || settled) {
+			if (flushing && (now >= end || srq_keeps))
+				break;
+			if (!flushing) {
+				/* The slots keep whatever the flippers left. */
+				stop.store(true);
+				for (ibv_qp *qp : qps) {
+					ibv_qp_attr a{};
+					a.qp_state = IBV_QPS_ERR;
+					if (int err = ibv_modify_qp(qp, &a, IBV_QP_STATE))
+						die("to ERR", err);
+				}
+				flushing = true;
+				last = now;
+				end = now + kLimit;
+			}
+		}
+		ibv_wc wc;
+		if (ibv_poll_cq(s.cq, 1, &wc) <= 0) {
+			std::this_thread::sleep_for(std::chrono::milliseconds(1));
+			continue;
+		}
+		last = std::chrono::steady_clock::now();
+		if (wc.wr_id >= seen.size() || seen[wc.wr_id]++) {
+			t.wrong++;
+			continue;
+		}
+		const bool recv = wc.wr_id >= 200;
+		t.statuses[std::string(recv ? "recv " : "send ") + ibv_wc_status_str(wc.status)]++;
+		if (!recv) {
+			t.sends++;
+			continue;
+		}
+		t.recvs++;
+		if (wc.status == IBV_WC_SUCCESS && wc.byte_len != kMsg)
+			t.wrong++;
+	}
+	stop.store(true);
+	return t;
+}
+
+void print_tally(const char *what, int round, const FlipTally &t)
+{
+	std::printf("%s round %d: statuses:", what, round);
+	for (const auto &[st, n] : t.statuses)
+		std::printf(" %s %d", st.c_str(), n);
+	std::printf("\n");
+}
+
 void ring_flip_round(Setup &s, int round)
 {
 	constexpr int kN = 64;
@@ -1381,75 +1465,85 @@ void ring_flip_round(Setup &s, int round)
 	std::thread rq_flipper(flip_slots, std::cref(rq), offsetof(sroce_recv_wqe, num_sge),
 			       sizeof(sroce_recv_wqe), kMsg, std::cref(stop));
 	const int posted = try_post_sends(s, sender, kN);
-
-	std::vector<int> seen(400, 0);
-	std::map<std::string, int> statuses;
-	int sends = 0, recvs = 0, wrong = 0;
-	auto end = std::chrono::steady_clock::now() + kLimit;
-	bool flushing = false;
-	auto last = std::chrono::steady_clock::now();
-	while (sends < posted || recvs < kN) {
-		const auto now = std::chrono::steady_clock::now();
-		/* Every send answered and nothing new for a while: what is
-		 * left waits for messages that will not come.
-		 */
-		const bool settled = sends == posted && now - last > std::chrono::milliseconds(300);
-		if (now >= end || (settled && !flushing)) {
-			if (flushing)
-				break;
-			/* Receives whose messages never came stay posted: both
-			 * QPs to ERR, which flushes what is left.  The slots keep
-			 * whatever the flippers left in them.
-			 */
-			stop.store(true);
-			for (ibv_qp *qp : {sender, victim}) {
-				ibv_qp_attr a{};
-				a.qp_state = IBV_QPS_ERR;
-				if (int err = ibv_modify_qp(qp, &a, IBV_QP_STATE))
-					die("to ERR", err);
-			}
-			flushing = true;
-			end = std::chrono::steady_clock::now() + kLimit;
-		}
-		ibv_wc wc;
-		const int n = ibv_poll_cq(s.cq, 1, &wc);
-		if (n <= 0) {
-			std::this_thread::sleep_for(std::chrono::milliseconds(1));
-			continue;
-		}
-		last = std::chrono::steady_clock::now();
-		if (wc.wr_id >= seen.size() || seen[wc.wr_id]++) {
-			wrong++;
-			continue;
-		}
-		statuses[std::string(wc.wr_id >= 200 ? "recv " : "send ") +
-			 ibv_wc_status_str(wc.status)]++;
-		if (wc.wr_id >= 200) {
-			recvs++;
-			if (wc.status == IBV_WC_SUCCESS && wc.byte_len != kMsg)
-				wrong++;
-		} else {
-			sends++;
-		}
-	}
-	stop.store(true);
+	const FlipTally t = drain_flipped(s, {sender, victim}, posted, kN, false, stop);
 	sq_flipper.join();
 	rq_flipper.join();
-	std::printf("round %d: victim in state %d, sender %d; statuses:", round,
-		    int(qp_state(victim)), int(qp_state(sender)));
-	for (const auto &[st, n] : statuses)
-		std::printf(" %s %d", st.c_str(), n);
-	std::printf("\n");
-	check(sends == posted && recvs == kN && !wrong,
-	      "round " + std::to_string(round) + ": " + std::to_string(sends) + " of " +
-		      std::to_string(posted) + " sends and " + std::to_string(recvs) + " of " +
+	std::printf("victim in state %d, sender %d; ", int(qp_state(victim)),
+		    int(qp_state(sender)));
+	print_tally("ring-flip", round, t);
+	check(t.sends == posted && t.recvs == kN && !t.wrong,
+	      "round " + std::to_string(round) + ": " + std::to_string(t.sends) + " of " +
+		      std::to_string(posted) + " sends and " + std::to_string(t.recvs) + " of " +
 		      std::to_string(kN) + " receives completed once each, " +
-		      std::to_string(wrong) + " completions wrong or twice");
+		      std::to_string(t.wrong) + " completions wrong or twice");
 	ibv_destroy_qp(sender);
 	ibv_destroy_qp(victim);
 	ibv_wc wc;
 	while (ibv_poll_cq(s.cq, 1, &wc) > 0)
 		;
+}
+
+/*
+ * The same flipping on an SRQ's slots, which two QPs take from while
+ * their peers send: every WR completes once, a send that succeeded had its
+ * receive complete with success (none lost), the SRQ fails at most once.
+ */
+void srq_flip_round(Setup &s, int round)
+{
+	constexpr int kN = 64, kEach = kN / 2;
+	ibv_srq *srq = make_srq(s, kN);
+	ibv_qp *senders[2], *victims[2];
+
+	std::memset(s.mr->addr, 0, kMsg);
+	post_recvs(s, nullptr, kN, srq);
+	std::memset(s.mr->addr, 0x6b, kMsg);
+	for (int i = 0; i < 2; i++) {
+		senders[i] = make_rc(s, nullptr, kEach);
+		victims[i] = make_rc(s, srq, kEach);
+		to_rtr(s, senders[i], victims[i]->qp_num, s.gid);
+		to_rts(senders[i], 1, 12);
+		to_rtr(s, victims[i], senders[i]->qp_num, s.gid);
+		to_rts(victims[i], 1, 12);
+	}
+	std::atomic<bool> stop{false};
+	const sroce::Ring &ring = sroce::to_srq(srq)->rq.ring;
+	std::thread flipper(flip_slots, std::cref(ring), offsetof(sroce_recv_wqe, num_sge),
+			    sizeof(sroce_recv_wqe), kMsg, std::cref(stop));
+	const int posted = try_post_sends(s, senders[0], kEach, nullptr, 100) +
+			   try_post_sends(s, senders[1], kEach, nullptr, 150);
+	const FlipTally t = drain_flipped(s, {senders[0], senders[1], victims[0], victims[1]},
+					  posted, kN, true, stop);
+	flipper.join();
+	const auto evs = collect_events(s, std::chrono::milliseconds(300));
+	std::printf("SRQ_ERR %d; ", count_events(evs, IBV_EVENT_SRQ_ERR, srq));
+	print_tally("srq-flip", round, t);
+	const auto count = [&t](const char *what) {
+		const auto it = t.statuses.find(what);
+		return it == t.statuses.end() ? 0 : it->second;
+	};
+	const int sent = count("send success"), received = count("recv success");
+	check(t.sends == posted && !t.wrong && sent <= received,
+	      "round " + std::to_string(round) + ": " + std::to_string(t.sends) + " of " +
+		      std::to_string(posted) + " sends completed once each (" +
+		      std::to_string(sent) + " with success, against " + std::to_string(received) +
+		      " receives), " + std::to_string(t.wrong) + " completions wrong or twice");
+	check(count_events(evs, IBV_EVENT_SRQ_ERR, srq) <= 1,
+	      "round " + std::to_string(round) + ": IBV_EVENT_SRQ_ERR at most once");
+	for (int i = 0; i < 2; i++) {
+		ibv_destroy_qp(senders[i]);
+		ibv_destroy_qp(victims[i]);
+	}
+	if (int err = ibv_destroy_srq(srq))
+		die("ibv_destroy_srq", err);
+	ibv_wc wc;
+	while (ibv_poll_cq(s.cq, 1, &wc) > 0)
+		;
+}
+
+void srq_flip(Setup &s)
+{
+	for (int round = 0; round < 4; round++)
+		srq_flip_round(s, round);
 }
 
 void ring_flip(Setup &s)
@@ -1467,7 +1561,7 @@ int main(int argc, char **argv)
 			     "modify-to-err|cq-overflow|sqd-drain|recv-mid-message|srq-resize|"
 			     "reset-to-err|flush-access|cq-resize-posted|destroy-after-last-recv|"
 			     "srq-last-wqe|caps-fit-cqs|write-imm-length|iova-top|stale-mmap|rq-bad-wqe|ring-flip|"
-			     "srq-bad-wqe\n",
+			     "srq-bad-wqe|srq-flip\n",
 			     argv[0]);
 		return 2;
 	}
@@ -1515,6 +1609,8 @@ int main(int argc, char **argv)
 		ring_flip(s);
 	else if (scenario == "srq-bad-wqe")
 		srq_bad_wqe(s);
+	else if (scenario == "srq-flip")
+		srq_flip(s);
 	else
 		die("unknown scenario", EINVAL);
 	return finish();
