@@ -51,6 +51,24 @@ def test_rxe_server_sroce_client(guest, gids, app, args, gflag):
     assert rc == 0, out
 
 
+def pair_under_sroce1_fault(guest, rule, server, client, server_ns="peer"):
+    """run_pair(server, client) with fault @rule on sroce1 for its length:
+    (status, output, sroce1's counter deltas)."""
+    debugfs = "/sys/kernel/debug/sroce/sroce1"
+    guest.run("mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug; "
+              "echo '%s' > %s/faults" % (rule, debugfs), check=True)
+    try:
+        before = link_counters(guest, "sroce1")
+        rc, out = run_pair(guest, server, client, server_ns=server_ns)
+        listed = guest.run("cat %s/faults" % debugfs, check=True).stdout
+    finally:
+        guest.run("echo clear > %s/faults" % debugfs)
+    after = link_counters(guest, "sroce1")
+    delta = {k: after[k] - before[k] for k in after}
+    print(out, listed, delta)
+    return rc, out, delta
+
+
 def test_reads_from_rxe_with_responses_lost(guest, gids):
     """sroce1 READs 64 KiB at a time from rxe0 while its fault rules drop
     3 % of the READ responses it receives: each READ that lost one asks
@@ -60,24 +78,12 @@ def test_reads_from_rxe_with_responses_lost(guest, gids):
     of retries.  Asked once per gap: before, the responses in flight
     behind a lost one each asked again (300 READs: 20,271 rewinds for
     10,702 losses, 18 times the READs' bytes received, on Debian 12)."""
-    debugfs = "/sys/kernel/debug/sroce/sroce1"
-    guest.run("mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug; "
-              "echo 'drop dir=rx class=read_resp prob=0.03 seed=9' > %s/faults" % debugfs,
-              check=True)
-    try:
-        before = link_counters(guest, "sroce1")
-        rc, out = run_pair(
-            guest,
-            "ib_read_bw -d rxe0 -x %d -s 65536 -n 100 -F" % gids["rxe0"],
-            "ip netns exec peer ib_read_bw -d sroce1 -x %d -s 65536 -n 100 -F %s"
-            % (gids["sroce1"], CLIENT_IP),
-            server_ns=None)
-        listed = guest.run("cat %s/faults" % debugfs, check=True).stdout
-    finally:
-        guest.run("echo clear > %s/faults" % debugfs)
-    after = link_counters(guest, "sroce1")
-    delta = {k: after[k] - before[k] for k in after}
-    print(out, listed, delta)
+    rc, out, delta = pair_under_sroce1_fault(
+        guest, "drop dir=rx class=read_resp prob=0.03 seed=9",
+        "ib_read_bw -d rxe0 -x %d -s 65536 -n 100 -F" % gids["rxe0"],
+        "ip netns exec peer ib_read_bw -d sroce1 -x %d -s 65536 -n 100 -F %s"
+        % (gids["sroce1"], CLIENT_IP),
+        server_ns=None)
     assert rc == 0, out
     assert delta["fault_drop"] > 0 and delta["retransmits"] > 0, delta
     assert delta["completion_errors"] == 0, delta
@@ -85,6 +91,36 @@ def test_reads_from_rxe_with_responses_lost(guest, gids):
     # do not ask again (each rewind needs a loss, a timeout or a NAK).
     assert delta["retransmits"] <= (delta["fault_drop"] + delta["timeouts"] +
                                     delta["seq_err_rcvd"]), delta
+
+
+@pytest.mark.parametrize("writer", ["sroce1", "rxe0"])
+def test_writes_with_rxe_with_requests_lost(guest, gids, writer):
+    """64 KiB WRITEs each way while sroce1's fault rules drop 3 % of the
+    requests it sends (sroce1 writing) or receives (rxe0 writing): every
+    WRITE completes, and a loss costs at most one sequence NAK and one
+    rewind (several in one window share them).  rxe's requester keeps far
+    more than sroce's 128-PSN window in flight, so the packets behind a
+    gap must not each be NAKed again, nor the NAKs of one gap rewind
+    sroce's requester more than once."""
+    args = "-s 65536 -n 50 -F"
+    rule = "drop dir=%s class=request prob=0.03 seed=11"
+    if writer == "sroce1":
+        rc, out, d = pair_under_sroce1_fault(
+            guest, rule % "tx", "ib_write_bw -d rxe0 -x %d %s" % (gids["rxe0"], args),
+            "ip netns exec peer ib_write_bw -d sroce1 -x %d %s %s"
+            % (gids["sroce1"], args, CLIENT_IP),
+            server_ns=None)
+    else:
+        rc, out, d = pair_under_sroce1_fault(
+            guest, rule % "rx", "ib_write_bw -d sroce1 -x %d %s" % (gids["sroce1"], args),
+            "ib_write_bw -d rxe0 -x %d %s %s" % (gids["rxe0"], args, SERVER_IP))
+    assert rc == 0, out
+    assert d["fault_drop"] > 0 and d["completion_errors"] == 0, d
+    if writer == "sroce1":
+        assert d["seq_err_rcvd"] <= d["fault_drop"], d
+        assert 0 < d["retransmits"] <= d["seq_err_rcvd"] + d["timeouts"], d
+    else:
+        assert 0 < d["seq_err_sent"] <= d["fault_drop"], d
 
 
 @pytest.mark.parametrize("requester,responder", [("sroce1", "rxe0"), ("rxe0", "sroce1")])
