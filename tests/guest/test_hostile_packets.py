@@ -36,16 +36,38 @@ def section(out, name):
     return out.split("=== %s\n" % name)[1].split("=== ")[0]
 
 
-def attack_during_verified_transfers(guest, gen_args):
-    """Runs hostile_gen.py (from namespace `peer`) with gen_args while
-    data-checked ibv_rc_pingpong transfers run back to back between sroce1
-    and sroce0.  Returns (what the generator sent, sroce0's counter deltas,
-    packets the stack dropped before sroce, the transfers' log)."""
+# A phase's counters are read once its packets are all counted: the last
+# phase after the transfers end, the others once these stop moving (the
+# live transfer moves none of them).
+SETTLE = r"""for i in $(seq 50); do
+    cur=$(rdma statistic show link sroce0/1 | grep -oE '(cnp_rcvd|rx_[a-z_]+) [0-9]+' | grep -v rx_packets | grep -v rx_bytes)
+    [ "$cur" = "$prev" ] && break; prev=$cur; sleep 0.2
+done
+"""
+
+
+def attack_in_phases(guest, phases):
+    """Runs hostile_gen.py (from namespace `peer`) once with each of
+    @phases' arguments, one after the other, while data-checked
+    ibv_rc_pingpong transfers run back to back between sroce1 and sroce0.
+    Returns, per phase, (what the generator sent, sroce0's counter deltas,
+    packets the stack dropped before sroce), and the transfers' log."""
     g0 = gid_index(guest, "sroce0", CLIENT_IP)
     g1 = gid_index(guest, "sroce1", SERVER_IP)
     # Transfers back to back until the attack is over; each checks its
     # data.  Long ones: the attack must find them live, not between runs.
     pp = "timeout 300 ibv_rc_pingpong -s 4096 -n 4000 -c"
+    steps = []
+    for i, args in enumerate(phases):
+        last = i == len(phases) - 1
+        steps.append(r"""echo "=== before{i}"; rdma statistic show link sroce0/1
+echo "=== softnet_before{i}"; cat /proc/net/softnet_stat
+echo "=== gen{i}"
+ip netns exec peer python3 {gen} {args}
+{settle}echo "=== after{i}"; rdma statistic show link sroce0/1
+echo "=== softnet_after{i}"; cat /proc/net/softnet_stat
+""".format(i=i, gen=GEN, args=args,
+           settle="touch /tmp/hostile.stop; wait $loop\n" if last else SETTLE))
     r = guest.run(r"""
 rm -f /tmp/hostile.stop /tmp/hostile.runs
 (while [ ! -e /tmp/hostile.stop ]; do
@@ -59,27 +81,29 @@ done) & loop=$!
 for i in $(seq 100); do
     rdma resource show qp link sroce0/1 | grep -q 'type RC.*state RTS' && break; sleep 0.2
 done
-echo "=== before"; rdma statistic show link sroce0/1
-echo "=== softnet_before"; cat /proc/net/softnet_stat
-echo "=== gen"
-ip netns exec peer python3 {gen} {args}
-touch /tmp/hostile.stop; wait $loop
-echo "=== after"; rdma statistic show link sroce0/1
-echo "=== softnet_after"; cat /proc/net/softnet_stat
-echo "=== runs"; cat /tmp/hostile.runs
-""".format(pp=pp, g0=g0, g1=g1, server=SERVER_IP, gen=GEN, args=gen_args),
+{steps}echo "=== runs"; cat /tmp/hostile.runs
+""".format(pp=pp, g0=g0, g1=g1, server=SERVER_IP, steps="".join(steps)),
         timeout=1500)
     out = r.stdout
     print(r.stdout[-3000:], r.stderr[-2000:])
-    gen = json.loads(section(out, "gen").strip().splitlines()[-1])
-    before, after = counters(section(out, "before")), counters(section(out, "after"))
-    delta = {k: after[k] - before[k] for k in after}
-    print("counter deltas", delta)
-    lost = softnet_drops(section(out, "softnet_after")) - \
-        softnet_drops(section(out, "softnet_before"))
-    print("dropped by the stack before sroce:", lost)
+    seen = []
+    for i in range(len(phases)):
+        gen = json.loads(section(out, "gen%d" % i).strip().splitlines()[-1])
+        before = counters(section(out, "before%d" % i))
+        after = counters(section(out, "after%d" % i))
+        delta = {k: after[k] - before[k] for k in after}
+        lost = softnet_drops(section(out, "softnet_after%d" % i)) - \
+            softnet_drops(section(out, "softnet_before%d" % i))
+        print("phase", i, "counter deltas", delta, "dropped by the stack before sroce:", lost)
+        seen.append((gen, delta, lost))
     runs = section(out, "runs")
     print(runs)
+    return seen, runs
+
+
+def attack_during_verified_transfers(guest, gen_args):
+    """attack_in_phases with one phase: (gen, deltas, lost, runs)."""
+    [(gen, delta, lost)], runs = attack_in_phases(guest, [gen_args])
     return gen, delta, lost, runs
 
 
@@ -157,23 +181,24 @@ def test_cnps_from_strangers_are_dropped(guest):
                    "ip addr add %s/64 dev veth1 nodad" % (STRANGER_IP, STRANGER_IP6),
                    check=True)
     try:
-        seen = {}
-        for who, src in (("stranger", STRANGER_IP), ("peer", SERVER_IP)):
-            seen[who] = attack_during_verified_transfers(
-                guest, "--src4 %s --dst4 %s --src6 %s --dst6 %s --live-dev sroce0 "
-                "--count %d --cnp" % (src, CLIENT_IP, STRANGER_IP6, CLIENT_IP6, CNPS))
+        # One transfer for both: the stranger's CNPs, then the peer's.
+        phases, runs = attack_in_phases(guest, [
+            "--src4 %s --dst4 %s --src6 %s --dst6 %s --live-dev sroce0 --count %d --cnp"
+            % (src, CLIENT_IP, STRANGER_IP6, CLIENT_IP6, CNPS)
+            for src in (STRANGER_IP, SERVER_IP)])
     finally:
         guest.run_peer("ip addr del %s/24 dev veth1; ip addr del %s/64 dev veth1"
                        % (STRANGER_IP, STRANGER_IP6))
-    for who, (gen, delta, lost, runs) in seen.items():
+    seen = dict(zip(("stranger", "peer"), phases))
+    assert_transfers_verified(runs, 1)
+    for who, (gen, delta, lost) in seen.items():
         print(who, gen, {k: delta[k] for k in ("cnp_rcvd", "rx_dropped", "rx_no_qp")})
         assert sum(gen["sent"].values()) >= CNPS * 0.99, gen
-        assert_transfers_verified(runs, 1)
         assert delta["cnp_rcvd"] >= CNPS - lost, (who, delta)
-    gen, delta, lost, _ = seen["stranger"]
+    gen, delta, lost = seen["stranger"]
     assert delta["rx_dropped"] + delta["rx_no_qp"] >= CNPS - lost, delta
     assert delta["rx_dropped"] >= CNPS // 2, delta
-    gen, delta, lost, _ = seen["peer"]
+    gen, delta, lost = seen["peer"]
     assert delta["rx_dropped"] < CNPS // 2, delta
 
 
