@@ -31,6 +31,8 @@ PEER = ["ip", "netns", "exec", "peer"]
 SIZES = {64: 500, 4096: 500, 65536: 150, 1048576: 15}
 QUICK_SIZES = {64: 100, 4096: 100, 65536: 30, 1048576: 4}
 PORT = 18515
+# The marks that start and stop the plugin's profile (bench/insn/sroce_insn.c).
+PROFILE_START, PROFILE_STOP = 0xfff00001, 0xfff00002
 
 
 def write_settings(settings):
@@ -98,6 +100,35 @@ class Marks:
         return n
 
 
+class ProfileMarks(Marks):
+    """The two marks of a profiled run (--profile): the plugin counts each
+    translated block's starts between them."""
+    def __init__(self, tool):
+        super().__init__(tool)
+        self.numbers = iter((PROFILE_START, PROFILE_STOP))
+
+    def set(self):
+        n = next(self.numbers)
+        subprocess.run([self.tool, str(n)], check=True)
+        return n
+
+
+def profile(t, size, iters, tools, mark_tool):
+    """One run of @t between the profile's marks, then the kernel's text
+    symbols, for bench/insn_profile.py to name the blocks with."""
+    old = write_settings(t.settings)
+    try:
+        start, end, err = one_run(t, size, iters, ProfileMarks(mark_tool), tools)
+    finally:
+        write_settings(old)
+    print(json.dumps({"transport": t.name, "size": size, "iters": iters,
+                      "start": start, "end": end, "error": err}), flush=True)
+    with open("/proc/kallsyms") as f:
+        for line in f:
+            if line.split()[1] in "tT":
+                sys.stdout.write(line)
+
+
 def one_run(t, size, iters, marks, tools):
     server = subprocess.Popen(t.argv(t.server, size, iters, tools), stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True)
@@ -126,9 +157,19 @@ def main():
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--quick", action="store_true")
     p.add_argument("--only", default="")
+    p.add_argument("--profile", type=int, metavar="SIZE",
+                   help="one run of the --only transport (named whole) at SIZE, "
+                   "profiled, instead of the counts")
     a = p.parse_args()
     marks = Marks(os.path.join(a.tools, "insn_mark"))
     sizes = QUICK_SIZES if a.quick else SIZES
+    if a.profile:
+        named = [t for t in transports() if t.name == a.only]
+        if not named or a.profile not in SIZES:
+            p.error("--profile needs --only naming one transport and a size of %s"
+                    % sorted(SIZES))
+        profile(named[0], a.profile, 3 * SIZES[a.profile], a.tools, marks.tool)
+        return 0
     for rep in range(a.reps):
         for t in transports():
             if a.only and a.only not in t.name:

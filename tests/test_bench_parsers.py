@@ -491,6 +491,61 @@ def test_insn_report_counts_bulk_sizes_per_kib_and_others_per_message():
     assert insn_report.unit(1048576) == ("KiB", 2048)
 
 
+# scripts/bench --insns --profile (bench/insn_profile.py): blocks named by
+# the guest's kernel symbols.
+import insn_profile  # noqa: E402
+
+KSYMS = ("ffffffff81000000 T _stext\n"
+         "ffffffff81001000 T memcpy_orig\n"
+         "ffffffff81002000 t xa_load\n"
+         "ffffffffc0100000 t req_send_packet\t[sroce]\n"
+         "ffffffffc0100400 t resp_rc_uc\t[sroce]\n")
+
+
+def profiled_run(tmp_path, name, blocks, iters=10, error=""):
+    run = tmp_path / name
+    run.mkdir()
+    (run / "profile-guest.txt").write_text(json.dumps(
+        {"transport": "sroce-nopoll", "size": 1048576, "iters": iters,
+         "start": 0xfff00001, "end": 0xfff00002, "error": error}) + "\n" + KSYMS)
+    (run / "profile.out").write_text(
+        "".join("%x %d %d\n" % b for b in blocks))
+    return str(run)
+
+
+def test_insn_profile_charges_each_block_to_the_function_it_starts_in(tmp_path):
+    run = profiled_run(tmp_path, "a", [
+        (0xffffffff81001010, 10, 100),     # memcpy_orig
+        (0xffffffff81001800, 5, 40),       # memcpy_orig, a later block
+        (0xffffffffc0100410, 8, 50),       # resp_rc_uc, not req_send_packet
+        (0xffffffffc0100410, 8, 25),       # the same block translated again
+        (0x7f0000001000, 3, 20),           # user space
+    ])
+    record, funcs, modules = insn_profile.load(run)
+    assert funcs == {"memcpy_orig": 1200, "resp_rc_uc [sroce]": 600, "[user]": 60}
+    assert modules == {"vmlinux": 1200, "sroce": 600, "user": 60}
+    assert insn_profile.per_message(record) == 20    # a round trip is two messages
+
+
+def test_insn_profile_says_what_changed_per_message(tmp_path):
+    before = profiled_run(tmp_path, "before", [(0xffffffff81002000, 10, 40),
+                                               (0xffffffffc0100000, 10, 20)])
+    after = profiled_run(tmp_path, "after", [(0xffffffff81002000, 10, 20),
+                                             (0xffffffffc0100400, 10, 60)], iters=20)
+    assert insn_profile.main([after, "--against", before]) == 0
+    md = open(os.path.join(after, "profile.md")).read()
+    # Per message: xa_load 20 before (400 / 20), 5 after (200 / 40).
+    assert "| 20 | 5 | -15 | `xa_load` |" in md
+    assert "| 0 | 15 | +15 | `resp_rc_uc [sroce]` |" in md
+    assert "| 10 | 0 | -10 | `req_send_packet [sroce]` |" in md
+
+
+def test_insn_profile_refuses_a_failed_run(tmp_path):
+    run = profiled_run(tmp_path, "bad", [], error="Couldn't connect")
+    with pytest.raises(SystemExit, match="the profiled run failed: Couldn't connect"):
+        insn_profile.load(run)
+
+
 SOCK_PINGPONG = os.path.join(os.environ.get("SROCE_BUILD", os.path.join(ROOT, "build")),
                              "cmake", "bench", "tools", "sock_pingpong")
 

@@ -24,6 +24,15 @@
  * vCPU's counter is read while it may still run: 64-bit reads, each
  * value one it had).
  *
+ * Profile (profile=PATH, scripts/bench --insns --profile): each translated
+ * block also calls back as it starts, so that between the marks
+ * SROCE_PROFILE_START and SROCE_PROFILE_STOP every block counts its own
+ * starts; the stop writes one line per block that ran to PATH:
+ *     VADDR INSNS STARTS
+ * (a block translated again appears again: the reader adds them up by
+ * address).  The call per block makes a profiled guest several times
+ * slower, so counting without profile= stays inline, as above.
+ *
  * Built by scripts/insn-plugin against the qemu-plugin.h of the qemu the
  * guests run on (API version 2 or later: read_register needs it).
  */
@@ -38,6 +47,16 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 #define SROCE_INSN_MAGIC 0x534f4352u	/* no CPUID leaf; bench/tools/insn_mark.c */
 #define KERNEL_HALF (1ull << 63)
+/* Mark numbers that start and stop the profile (bench/insn_guest.py). */
+#define SROCE_PROFILE_START 0xfff00001u
+#define SROCE_PROFILE_STOP 0xfff00002u
+
+/* One translated block, for the profile. */
+struct block {
+	uint64_t vaddr;
+	uint64_t insns;
+	uint64_t starts;	/* while profiling */
+};
 
 struct vcpu_counts {
 	uint64_t kernel;
@@ -56,6 +75,10 @@ static struct qemu_plugin_register *reg_eax, *reg_ebx;
 static GOnce regs_found = G_ONCE_INIT;
 static FILE *out;
 static GMutex out_lock;
+static const char *profile_path;	/* profile=: NULL when not profiling */
+static GPtrArray *blocks;	/* struct block *, under blocks_lock */
+static GMutex blocks_lock;
+static int profiling;	/* between the start and stop marks (atomic) */
 
 static bool is_cpuid(struct qemu_plugin_insn *insn)
 {
@@ -77,6 +100,59 @@ static uint32_t read_u32(struct qemu_plugin_register *reg, GByteArray *buf)
 	return v;
 }
 
+static void on_block_start(unsigned int vcpu, void *udata)
+{
+	struct block *b = udata;
+
+	if (__atomic_load_n(&profiling, __ATOMIC_RELAXED))
+		__atomic_fetch_add(&b->starts, 1, __ATOMIC_RELAXED);
+}
+
+static void profile_start(void)
+{
+	g_mutex_lock(&blocks_lock);
+	for (guint i = 0; i < blocks->len; i++)
+		__atomic_store_n(&((struct block *)g_ptr_array_index(blocks, i))->starts, 0,
+				 __ATOMIC_RELAXED);
+	__atomic_store_n(&profiling, 1, __ATOMIC_RELAXED);
+	g_mutex_unlock(&blocks_lock);
+}
+
+static void profile_stop(void)
+{
+	FILE *f;
+
+	__atomic_store_n(&profiling, 0, __ATOMIC_RELAXED);
+	f = fopen(profile_path, "w");
+	if (!f) {
+		qemu_plugin_outs("sroce_insn: cannot write the profile\n");
+		return;
+	}
+	g_mutex_lock(&blocks_lock);
+	for (guint i = 0; i < blocks->len; i++) {
+		struct block *b = g_ptr_array_index(blocks, i);
+		uint64_t starts = __atomic_load_n(&b->starts, __ATOMIC_RELAXED);
+
+		if (starts)
+			fprintf(f, "%" PRIx64 " %" PRIu64 " %" PRIu64 "\n", b->vaddr,
+				b->insns, starts);
+	}
+	g_mutex_unlock(&blocks_lock);
+	fclose(f);
+}
+
+static void profile_block(struct qemu_plugin_tb *tb, size_t n)
+{
+	struct block *b = g_new0(struct block, 1);
+
+	b->vaddr = qemu_plugin_tb_vaddr(tb);
+	b->insns = n;
+	g_mutex_lock(&blocks_lock);
+	g_ptr_array_add(blocks, b);
+	g_mutex_unlock(&blocks_lock);
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block_start, QEMU_PLUGIN_CB_NO_REGS, b);
+}
+
 static void on_cpuid(unsigned int vcpu, void *udata)
 {
 	GByteArray *buf = g_byte_array_new();
@@ -88,6 +164,10 @@ static void on_cpuid(unsigned int vcpu, void *udata)
 	}
 	number = read_u32(reg_ebx, buf);
 	g_byte_array_free(buf, true);
+	if (profile_path && number == SROCE_PROFILE_START)
+		profile_start();
+	if (profile_path && number == SROCE_PROFILE_STOP)
+		profile_stop();
 	g_mutex_lock(&out_lock);
 	fprintf(out, "mark %" PRIu32 " vcpu %u kernel %" PRIu64 " user %" PRIu64 "\n",
 		number, vcpu, qemu_plugin_u64_sum(kernel_insns),
@@ -103,6 +183,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
 	qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
 		tb, QEMU_PLUGIN_INLINE_ADD_U64, kernel ? kernel_insns : user_insns, n);
+	if (profile_path)
+		profile_block(tb, n);
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 
@@ -160,6 +242,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	for (int i = 0; i < argc; i++) {
 		if (!strncmp(argv[i], "out=", 4))
 			path = argv[i] + 4;
+		if (!strncmp(argv[i], "profile=", 8))
+			profile_path = argv[i] + 8;
 	}
 	if (!path || strcmp(info->target_name, "x86_64")) {
 		qemu_plugin_outs("sroce_insn: x86_64 guests only, and out=PATH is needed\n");
@@ -168,6 +252,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	out = fopen(path, "w");
 	if (!out)
 		return -1;
+	blocks = g_ptr_array_new();
 	counts = qemu_plugin_scoreboard_new(sizeof(struct vcpu_counts));
 	kernel_insns = qemu_plugin_scoreboard_u64_in_struct(counts, struct vcpu_counts,
 							    kernel);
