@@ -114,15 +114,18 @@ class ProfileMarks(Marks):
 
 
 def profile(t, size, iters, tools, mark_tool):
-    """One run of @t between the profile's marks, then the kernel's text
-    symbols, for bench/insn_profile.py to name the blocks with."""
+    """Two runs of @t, of @iters and 3 x @iters round trips, each between
+    the profile's marks (their difference is the round trips' alone, as
+    in the counts), then the kernel's text symbols, for
+    bench/insn_profile.py to name the blocks with."""
     old = write_settings(t.settings)
     try:
-        start, end, err = one_run(t, size, iters, ProfileMarks(mark_tool), tools)
+        for n in (iters, 3 * iters):
+            start, end, err = one_run(t, size, n, ProfileMarks(mark_tool), tools)
+            print(json.dumps({"transport": t.name, "size": size, "iters": n,
+                              "start": start, "end": end, "error": err}), flush=True)
     finally:
         write_settings(old)
-    print(json.dumps({"transport": t.name, "size": size, "iters": iters,
-                      "start": start, "end": end, "error": err}), flush=True)
     with open("/proc/kallsyms") as f:
         for line in f:
             if line.split()[1] in "tT":
@@ -168,7 +171,7 @@ def main():
         if not named or a.profile not in SIZES:
             p.error("--profile needs --only naming one transport and a size of %s"
                     % sorted(SIZES))
-        profile(named[0], a.profile, 3 * SIZES[a.profile], a.tools, marks.tool)
+        profile(named[0], a.profile, SIZES[a.profile], a.tools, marks.tool)
         return 0
     for rep in range(a.reps):
         for t in transports():

@@ -502,47 +502,68 @@ KSYMS = ("ffffffff81000000 T _stext\n"
          "ffffffffc0100400 t resp_rc_uc\t[sroce]\n")
 
 
-def profiled_run(tmp_path, name, blocks, iters=10, error=""):
+def profiled_run(tmp_path, name, short, long_, iters=10, error=""):
+    """A run folder with the two profiles of @iters and 3 x @iters round
+    trips, their blocks (vaddr, instructions, starts) @short and @long_."""
     run = tmp_path / name
     run.mkdir()
-    (run / "profile-guest.txt").write_text(json.dumps(
-        {"transport": "sroce-nopoll", "size": 1048576, "iters": iters,
-         "start": 0xfff00001, "end": 0xfff00002, "error": error}) + "\n" + KSYMS)
-    (run / "profile.out").write_text(
-        "".join("%x %d %d\n" % b for b in blocks))
+    records = [json.dumps({"transport": "sroce-nopoll", "size": 1048576, "iters": n,
+                           "start": 0xfff00001, "end": 0xfff00002, "error": error})
+               for n in (iters, 3 * iters)]
+    (run / "profile-guest.txt").write_text("\n".join(records) + "\n" + KSYMS)
+    (run / "profile.out").write_text("".join(
+        "# profile\n" + "".join("%x %d %d\n" % b for b in blocks)
+        for blocks in (short, long_)))
     return str(run)
 
 
+START_UP = [(0x7f0000002000, 100, 7), (0xffffffff81000010, 50, 3)]   # in both runs
+
+
 def test_insn_profile_charges_each_block_to_the_function_it_starts_in(tmp_path):
-    run = profiled_run(tmp_path, "a", [
+    run = profiled_run(tmp_path, "a", START_UP, START_UP + [
         (0xffffffff81001010, 10, 100),     # memcpy_orig
         (0xffffffff81001800, 5, 40),       # memcpy_orig, a later block
         (0xffffffffc0100410, 8, 50),       # resp_rc_uc, not req_send_packet
         (0xffffffffc0100410, 8, 25),       # the same block translated again
         (0x7f0000001000, 3, 20),           # user space
     ])
-    record, funcs, modules = insn_profile.load(run)
-    assert funcs == {"memcpy_orig": 1200, "resp_rc_uc [sroce]": 600, "[user]": 60}
-    assert modules == {"vmlinux": 1200, "sroce": 600, "user": 60}
-    assert insn_profile.per_message(record) == 20    # a round trip is two messages
+    records, funcs, modules = insn_profile.load(run)
+    # The start-up in both runs drops out.
+    assert {k: v for k, v in funcs.items() if v} == {
+        "memcpy_orig": 1200, "resp_rc_uc [sroce]": 600, "[user]": 60}
+    assert {k: v for k, v in modules.items() if v} == {"vmlinux": 1200, "sroce": 600,
+                                                        "user": 60}
+    # 30 round trips less 10: 40 messages (a round trip is two).
+    assert insn_profile.per_message(records) == 40
 
 
 def test_insn_profile_says_what_changed_per_message(tmp_path):
-    before = profiled_run(tmp_path, "before", [(0xffffffff81002000, 10, 40),
-                                               (0xffffffffc0100000, 10, 20)])
-    after = profiled_run(tmp_path, "after", [(0xffffffff81002000, 10, 20),
-                                             (0xffffffffc0100400, 10, 60)], iters=20)
+    before = profiled_run(tmp_path, "before", START_UP,
+                          START_UP + [(0xffffffff81002000, 10, 80),
+                                      (0xffffffffc0100000, 10, 40)])
+    after = profiled_run(tmp_path, "after", START_UP,
+                         START_UP + [(0xffffffff81002000, 10, 40),
+                                     (0xffffffffc0100400, 10, 120)], iters=20)
     assert insn_profile.main([after, "--against", before]) == 0
     md = open(os.path.join(after, "profile.md")).read()
-    # Per message: xa_load 20 before (400 / 20), 5 after (200 / 40).
+    # Per message: xa_load 20 before (800 / 40), 5 after (400 / 80).
     assert "| 20 | 5 | -15 | `xa_load` |" in md
     assert "| 0 | 15 | +15 | `resp_rc_uc [sroce]` |" in md
     assert "| 10 | 0 | -10 | `req_send_packet [sroce]` |" in md
 
 
 def test_insn_profile_refuses_a_failed_run(tmp_path):
-    run = profiled_run(tmp_path, "bad", [], error="Couldn't connect")
-    with pytest.raises(SystemExit, match="the profiled run failed: Couldn't connect"):
+    run = profiled_run(tmp_path, "bad", [], [], error="Couldn't connect")
+    with pytest.raises(SystemExit, match="the profiled runs failed: .*Couldn't connect"):
+        insn_profile.load(run)
+
+
+def test_insn_profile_refuses_a_missing_profile(tmp_path):
+    run = profiled_run(tmp_path, "short", START_UP, START_UP)
+    out = open(os.path.join(run, "profile.out")).read()
+    open(os.path.join(run, "profile.out"), "w").write(out[:out.rindex("# profile")])
+    with pytest.raises(SystemExit, match="1 profiles where its two runs make two"):
         insn_profile.load(run)
 
 

@@ -27,7 +27,8 @@
  * Profile (profile=PATH, scripts/bench --insns --profile): each translated
  * block also calls back as it starts, so that between the marks
  * SROCE_PROFILE_START and SROCE_PROFILE_STOP every block counts its own
- * starts; the stop writes one line per block that ran to PATH:
+ * starts; each stop appends to PATH a line "# profile" and one line per
+ * block that ran:
  *     VADDR INSNS STARTS
  * (a block translated again appears again: the reader adds them up by
  * address).  The call per block makes a profiled guest several times
@@ -123,11 +124,12 @@ static void profile_stop(void)
 	FILE *f;
 
 	__atomic_store_n(&profiling, 0, __ATOMIC_RELAXED);
-	f = fopen(profile_path, "w");
+	f = fopen(profile_path, "a");
 	if (!f) {
 		qemu_plugin_outs("sroce_insn: cannot write the profile\n");
 		return;
 	}
+	fputs("# profile\n", f);
 	g_mutex_lock(&blocks_lock);
 	for (guint i = 0; i < blocks->len; i++) {
 		struct block *b = g_ptr_array_index(blocks, i);
