@@ -8,8 +8,8 @@ for each of its two runs, of N and 3N round trips, then its
 its starts to the kernel function it starts in (user space as one
 "[user]") and takes the second run's less the first's, so that the
 programs' start and exit drop out as they do from the counts.  Writes
-RUN/profile.md: instructions per message by module and by function, the
-largest first.  With --against an earlier RUN, the tables are what
+RUN/profile.md: instructions per message by module, by function of the
+module --module names and by function, the largest first.  With --against an earlier RUN, the tables are what
 changed per message (a function renamed or split between the two shows
 as one gone and one new).  A block that starts in one function and runs
 into another is charged to the first: inlined code and tail calls move
@@ -119,6 +119,9 @@ def main(argv=None):
     p = argparse.ArgumentParser()
     p.add_argument("run")
     p.add_argument("--against", help="an earlier profiled run's folder")
+    p.add_argument("--module", default="sroce",
+                   help="the module whose functions get a table of their own "
+                   "(default sroce; rdma_rxe for rxe)")
     a = p.parse_args(argv)
     records, funcs, modules = load(a.run)
     msgs = per_message(records)
@@ -139,6 +142,9 @@ def main(argv=None):
                     sum(funcs_b.values()) / msgs_b, total / msgs), ""]
         out += diff_table(modules_b, modules, msgs_b, msgs) + [""]
         out += diff_table(funcs_b, funcs, msgs_b, msgs)
+    own = {k: v for k, v in funcs.items() if k.endswith(" [%s]" % a.module)}
+    if own:
+        out += ["", "## %s's functions" % a.module, ""] + table(own, msgs, total)
     out += ["", "## By function", ""] + table(funcs, msgs, total)
     text = "\n".join(out) + "\n"
     with open(os.path.join(a.run, "profile.md"), "w") as f:

@@ -551,6 +551,9 @@ def test_insn_profile_says_what_changed_per_message(tmp_path):
     assert "| 20 | 5 | -15 | `xa_load` |" in md
     assert "| 0 | 15 | +15 | `resp_rc_uc [sroce]` |" in md
     assert "| 10 | 0 | -10 | `req_send_packet [sroce]` |" in md
+    # The module's own functions have a table of their own: only they.
+    own = md[md.index("## sroce's functions"):md.index("## By function")]
+    assert "`resp_rc_uc [sroce]`" in own and "xa_load" not in own
 
 
 def test_insn_profile_refuses_a_failed_run(tmp_path):
