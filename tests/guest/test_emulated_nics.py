@@ -117,9 +117,10 @@ def test_a_full_transmit_ring_is_a_pause_not_a_loss(guest, gids):
           "\nsroce0:", {k: v for k, v in delta[0].items() if v},
           "\nsroce1:", {k: v for k, v in delta[1].items() if v})
     assert losses == 0, "the wire lost %d frames: this test needs a lossless one" % losses
-    # On the debug kernel sroce sends slower than qemu's virtio-net drains
-    # its ring (measured: no stop in 103,676 packets), so only the rest
-    # holds there: nothing lost, no timeout.
+    # On the debug kernel sroce may send slower than qemu's virtio-net
+    # drains its ring (measured on one host: no stop in 103,676 packets; on
+    # another, 81 stops in 102,400), so only the rest must hold there:
+    # nothing lost, no timeout.
     if guest.slowdown == 1:
         assert delta[0]["tx_queue_stopped"] > 0, delta[0]
         assert delta[0]["tx_resent"] > 0, delta[0]
