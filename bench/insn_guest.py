@@ -96,6 +96,9 @@ class Marks:
 
     def set(self):
         n, self.next = self.next, self.next + 1
+        return self.write(n)
+
+    def write(self, n):
         subprocess.run([self.tool, str(n)], check=True)
         return n
 
@@ -108,9 +111,7 @@ class ProfileMarks(Marks):
         self.numbers = iter((PROFILE_START, PROFILE_STOP))
 
     def set(self):
-        n = next(self.numbers)
-        subprocess.run([self.tool, str(n)], check=True)
-        return n
+        return self.write(next(self.numbers))
 
 
 class NoMarks:
