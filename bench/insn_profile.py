@@ -9,9 +9,10 @@ its starts to the kernel function it starts in (user space as one
 "[user]") and takes the second run's less the first's, so that the
 programs' start and exit drop out as they do from the counts.  Writes
 RUN/profile.md: instructions per message by module, by function of the
-module --module names and by function, the largest first.  With --against an earlier RUN, the tables are what
-changed per message (a function renamed or split between the two shows
-as one gone and one new).  A block that starts in one function and runs
+module --module names and by function, the largest first.  With
+--against an earlier RUN, the tables are what changed per message (a
+function renamed or split between the two shows as one gone and one
+new).  A block that starts in one function and runs
 into another is charged to the first: inlined code and tail calls move
 with their caller, so compare a function together with its callees."""
 import argparse
