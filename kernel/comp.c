@@ -70,6 +70,19 @@ static struct sroce_swqe *comp_wqe_for(struct sroce_qp *qp, u32 psn)
 	return roce_sq_find(&v, psn, &slot) ? sroce_swqe(qp, slot) : NULL;
 }
 
+/* Where @s's READ response or atomic result goes, with the send queue's cache. */
+static struct sroce_sgl comp_wqe_sgl(struct sroce_qp *qp,
+				     const struct sroce_swqe *s)
+{
+	return (struct sroce_sgl){
+		.sdev = qp->sdev,
+		.pd = qp->ib.pd,
+		.sge = s->sge,
+		.num_sge = s->wqe.num_sge,
+		.cache = &qp->req.mr_cache,
+	};
+}
+
 /*
  * Does @psn name a request this QP sent and has not seen answered?  A
  * response for anything else (a PSN never sent, or long acknowledged) is
@@ -142,6 +155,7 @@ static void comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 {
 	u32 psn = pkt->bth.psn;
 	struct sroce_swqe *s;
+	struct sroce_sgl sgl;
 	u32 offset;
 	int err;
 
@@ -167,9 +181,9 @@ static void comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 		comp_fail(qp, IB_WC_BAD_RESP_ERR);
 		return;
 	}
-	err = sroce_sgl_copy_skb(qp->sdev, qp->ib.pd, s->sge, s->wqe.num_sge,
-				 offset, skb, pkt->payload_off, pkt->payload_len,
-				 IB_ACCESS_LOCAL_WRITE);
+	sgl = comp_wqe_sgl(qp, s);
+	err = sroce_sgl_copy_skb(&sgl, offset, skb, pkt->payload_off,
+				 pkt->payload_len, IB_ACCESS_LOCAL_WRITE);
 	if (err == -EAGAIN) {
 		comp_odp_wait(qp);
 		return;
@@ -191,6 +205,7 @@ static void comp_atomic_ack(struct sroce_qp *qp, const struct roce_pkt_info *pkt
 {
 	u32 psn = pkt->bth.psn;
 	struct sroce_swqe *s;
+	struct sroce_sgl sgl;
 	u64 orig;
 	int err;
 
@@ -206,8 +221,8 @@ static void comp_atomic_ack(struct sroce_qp *qp, const struct roce_pkt_info *pkt
 		return;
 	}
 	orig = pkt->atmack.orig;
-	err = sroce_sgl_copy(qp->sdev, qp->ib.pd, s->sge, s->wqe.num_sge, 0,
-			     &orig, sizeof(orig), IB_ACCESS_LOCAL_WRITE,
+	sgl = comp_wqe_sgl(qp, s);
+	err = sroce_sgl_copy(&sgl, 0, &orig, sizeof(orig), IB_ACCESS_LOCAL_WRITE,
 			     SROCE_TO_MR);
 	comp_ack_through(qp, psn_sub(psn, 1));
 	if (err == -EAGAIN) {

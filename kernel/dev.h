@@ -150,6 +150,7 @@ struct sroce_dev {
 	struct xarray qps;		/* qpn -> sroce_qp (RCU lookups) */
 	u32 next_qpn;
 	struct xarray mrs;		/* key index (key >> 8) -> MR or window (mw.c) */
+	atomic64_t mrs_gen;		/* MRs deregistered: struct sroce_mr_cache */
 	struct xarray ahs;		/* ah_num -> sroce_ah */
 	u32 next_ah;
 	struct xarray srqs;		/* srq_num -> sroce_srq */

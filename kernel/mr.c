@@ -291,6 +291,8 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	if (atomic_cmpxchg(&mr->mw_binds, 0, -1) != 0)
 		return -EBUSY;
 	xa_erase(&sdev->mrs, mr->key >> 8);
+	/* Before the grace period below: see struct sroce_mr_cache. */
+	atomic64_inc(&sdev->mrs_gen);
 	atomic_dec(&sdev->num_mr);
 
 	if (mr->kind != SROCE_MR_USER && mr->kind != SROCE_MR_ODP) {
@@ -312,6 +314,23 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key)
 	if (!mr || READ_ONCE(mr->key) != key)
 		return NULL;
 	return mr;
+}
+
+struct sroce_mr *sroce_mr_lookup_cached(struct sroce_dev *sdev,
+					struct sroce_mr_cache *cache, u32 key)
+{
+	s64 gen;
+
+	if (!cache)
+		return sroce_mr_lookup(sdev, key);
+	gen = atomic64_read(&sdev->mrs_gen);
+	if (cache->mr && cache->key == key && cache->gen == gen &&
+	    READ_ONCE(cache->mr->key) == key)
+		return cache->mr;
+	cache->mr = sroce_mr_lookup(sdev, key);
+	cache->key = key;
+	cache->gen = gen;
+	return cache->mr;
 }
 
 /* The kernel's rights are proto/access.h's, bit for bit. */
@@ -486,13 +505,13 @@ int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, struct sroce_atomic *a)
 	return 0;
 }
 
-int sroce_sgl_walk(struct sroce_dev *sdev, struct ib_pd *pd,
-		   const struct sroce_sge *sge, u32 num_sge, u64 offset,
-		   u32 len, int access, sroce_sgl_piece_fn piece, void *ctx)
+int sroce_sgl_walk(const struct sroce_sgl *sgl, u64 offset, u32 len,
+		   int access, sroce_sgl_piece_fn piece, void *ctx)
 {
+	const struct sroce_sge *sge = sgl->sge;
 	u32 i;
 
-	for (i = 0; i < num_sge && len; i++) {
+	for (i = 0; i < sgl->num_sge && len; i++) {
 		u32 sge_len = sge[i].length;
 		struct sroce_mr *mr;
 		u64 addr;
@@ -509,8 +528,8 @@ int sroce_sgl_walk(struct sroce_dev *sdev, struct ib_pd *pd,
 		offset = 0;
 
 		rcu_read_lock();
-		mr = sroce_mr_lookup(sdev, sge[i].lkey);
-		err = mr ? sroce_mr_check(mr, pd, addr, n, access) : -EACCES;
+		mr = sroce_mr_lookup_cached(sgl->sdev, sgl->cache, sge[i].lkey);
+		err = mr ? sroce_mr_check(mr, sgl->pd, addr, n, access) : -EACCES;
 		if (!err)
 			err = piece(mr, addr, n, ctx);
 		rcu_read_unlock();
@@ -535,47 +554,40 @@ static int sgl_copy_piece(struct sroce_mr *mr, u64 addr, u32 n, void *ctx)
 	return err;
 }
 
-int sroce_sgl_copy(struct sroce_dev *sdev, struct ib_pd *pd,
-		   const struct sroce_sge *sge, u32 num_sge, u64 offset,
-		   void *buf, u32 len, int access, enum sroce_copy_dir dir)
+int sroce_sgl_copy(const struct sroce_sgl *sgl, u64 offset, void *buf,
+		   u32 len, int access, enum sroce_copy_dir dir)
 {
 	struct sgl_copy_ctx c = { .buf = buf, .dir = dir };
 
-	return sroce_sgl_walk(sdev, pd, sge, num_sge, offset, len, access,
-			      sgl_copy_piece, &c);
+	return sroce_sgl_walk(sgl, offset, len, access, sgl_copy_piece, &c);
 }
 
 struct skb_to_sgl_ctx {
-	struct sroce_dev *sdev;
-	struct ib_pd *pd;
-	const struct sroce_sge *sge;
-	u32 num_sge;
-	u64 offset;
-	int access;
+	const struct sk_buff *skb;
+	u32 skb_off;
 };
 
-static int skb_piece_to_sgl(void *ctx, const u8 *p, u32 n)
+/* One SGE's piece of the packet: its lkey resolved once for all the skb's pieces. */
+static int sgl_piece_from_skb(struct sroce_mr *mr, u64 addr, u32 n, void *ctx)
 {
 	struct skb_to_sgl_ctx *c = ctx;
-	int err = sroce_sgl_copy(c->sdev, c->pd, c->sge, c->num_sge, c->offset,
-				 (void *)p, n, c->access, SROCE_TO_MR);
+	int err = sroce_mr_copy_skb(mr, addr, c->skb, c->skb_off, n);
 
-	c->offset += n;
+	c->skb_off += n;
 	return err;
 }
 
-int sroce_sgl_copy_skb(struct sroce_dev *sdev, struct ib_pd *pd,
-		       const struct sroce_sge *sge, u32 num_sge, u64 offset,
+int sroce_sgl_copy_skb(const struct sroce_sgl *sgl, u64 offset,
 		       const struct sk_buff *skb, u32 skb_off, u32 len,
 		       int access)
 {
-	struct skb_to_sgl_ctx c = { sdev, pd, sge, num_sge, offset, access };
+	struct skb_to_sgl_ctx c = { skb, skb_off };
 
-	/* The common case in one call: no per-piece walk of the SGL. */
+	/* The common case without the walk of the skb's pieces. */
 	if (skb_off + len <= skb_headlen(skb))
-		return sroce_sgl_copy(sdev, pd, sge, num_sge, offset,
-				      skb->data + skb_off, len, access, SROCE_TO_MR);
-	return sroce_skb_walk(skb, skb_off, len, skb_piece_to_sgl, &c);
+		return sroce_sgl_copy(sgl, offset, skb->data + skb_off, len,
+				      access, SROCE_TO_MR);
+	return sroce_sgl_walk(sgl, offset, len, access, sgl_piece_from_skb, &c);
 }
 
 struct skb_to_mr_ctx {

@@ -89,6 +89,37 @@ static inline u32 sroce_new_key(u32 index)
 int sroce_key_reserve(struct sroce_dev *sdev, u32 *index);
 /* Returns the MR named by @key, or NULL.  Caller holds rcu_read_lock(). */
 struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key);
+
+/*
+ * The MR one context last found by key, kept across its packets: a
+ * message of 1 MiB is 1,024 lookups of one lkey otherwise.  Each cache
+ * has one owner that serialises its use (a QP's requester and completer
+ * under req.lock, its responder under resp.lock).  The pointer is used
+ * only while the device's mrs_gen is where it was: every deregistration
+ * moves it before the MR is freed (after an RCU grace period), so an RCU
+ * reader that still sees the old generation holds an MR not yet freed.
+ * What the MR says now (key variant, validity, range) is checked on
+ * every use as before.
+ */
+struct sroce_mr_cache {
+	struct sroce_mr *mr;
+	s64 gen;
+	u32 key;
+};
+
+/* sroce_mr_lookup() through @cache (may be NULL). */
+struct sroce_mr *sroce_mr_lookup_cached(struct sroce_dev *sdev,
+					struct sroce_mr_cache *cache, u32 key);
+
+/* A scatter list and what its lkeys are checked against. */
+struct sroce_sgl {
+	struct sroce_dev *sdev;
+	struct ib_pd *pd;
+	const struct sroce_sge *sge;
+	u32 num_sge;
+	struct sroce_mr_cache *cache;	/* its owner's, or NULL */
+};
+
 /* What proto/access.h checks of @mr, read once. */
 void sroce_mr_desc(struct sroce_mr *mr, struct roce_mr_desc *d);
 /*
@@ -148,12 +179,11 @@ int sroce_mr_resident(struct sroce_mr *mr, u64 iova, u64 len);
 
 /*
  * Copies between a scatter list and a linear buffer, starting @offset
- * bytes into the list.  Resolves and checks every lkey against @pd with
- * @access.  0, or -EACCES/-ERANGE/-EINVAL for a bad SGE.
+ * bytes into the list.  Resolves and checks every lkey against the
+ * list's PD with @access.  0, or -EACCES/-ERANGE/-EINVAL for a bad SGE.
  */
-int sroce_sgl_copy(struct sroce_dev *sdev, struct ib_pd *pd,
-		   const struct sroce_sge *sge, u32 num_sge, u64 offset,
-		   void *buf, u32 len, int access, enum sroce_copy_dir dir);
+int sroce_sgl_copy(const struct sroce_sgl *sgl, u64 offset, void *buf,
+		   u32 len, int access, enum sroce_copy_dir dir);
 /*
  * The walk under sroce_sgl_copy(): @piece gets each checked piece of the
  * list (@len bytes from @offset on), under rcu_read_lock(); its error
@@ -162,15 +192,13 @@ int sroce_sgl_copy(struct sroce_dev *sdev, struct ib_pd *pd,
  */
 typedef int (*sroce_sgl_piece_fn)(struct sroce_mr *mr, u64 addr, u32 n,
 				  void *ctx);
-int sroce_sgl_walk(struct sroce_dev *sdev, struct ib_pd *pd,
-		   const struct sroce_sge *sge, u32 num_sge, u64 offset,
-		   u32 len, int access, sroce_sgl_piece_fn piece, void *ctx);
+int sroce_sgl_walk(const struct sroce_sgl *sgl, u64 offset, u32 len,
+		   int access, sroce_sgl_piece_fn piece, void *ctx);
 /*
  * sroce_sgl_copy(..., SROCE_TO_MR) of the @len bytes at @skb_off (from
  * skb->data) of a received packet, linear or not.
  */
-int sroce_sgl_copy_skb(struct sroce_dev *sdev, struct ib_pd *pd,
-		       const struct sroce_sge *sge, u32 num_sge, u64 offset,
+int sroce_sgl_copy_skb(const struct sroce_sgl *sgl, u64 offset,
 		       const struct sk_buff *skb, u32 skb_off, u32 len,
 		       int access);
 /* sroce_mr_copy(..., SROCE_TO_MR) of the same, to a checked MR range. */

@@ -23,6 +23,7 @@ struct net;
 struct sroce_av;
 struct sroce_dev;
 struct sroce_mr;
+struct sroce_mr_cache;
 struct sroce_net;
 struct sroce_sge;
 
@@ -85,7 +86,8 @@ int sroce_skb_send(struct sroce_dev *sdev, const struct sroce_av *av,
 
 /*
  * Where a packet's payload comes from (zcopy.c): inline data, an SGL
- * (@pd, @sge, @num_sge from @offset) or, for READ responses, one checked
+ * (@pd, @sge, @num_sge from @offset, their lkeys found through @mr_cache
+ * when not NULL) or, for READ responses, one checked
  * MR range (@mr at @mr_va, under the caller's rcu_read_lock).
  * @by_reference: the memory stays as it is until the peer has the data
  * (an RC request's), so the packet may reference it instead of copying.
@@ -95,6 +97,7 @@ struct sroce_payload {
 	struct ib_pd *pd;
 	const struct sroce_sge *sge;
 	u32 num_sge;
+	struct sroce_mr_cache *mr_cache;	/* for the SGEs' lkeys, or NULL */
 	u64 offset;
 	struct sroce_mr *mr;
 	u64 mr_va;

@@ -21,6 +21,7 @@
 #include "ah.h"
 #include "cc.h"
 #include "dev.h"
+#include "mr.h"
 #include "ring.h"
 #include "rq.h"
 #include "sched.h"
@@ -109,6 +110,7 @@ struct sroce_qp_req {
 	u8 timeouts_in_row;		/* since comp_psn last moved: back-off */
 	bool rnr_wait;			/* paused by an RNR NAK */
 	struct roce_window window;	/* RC: PSNs that may be unACKed */
+	struct sroce_mr_cache mr_cache;	/* the send WQEs' lkeys */
 };
 
 /*
@@ -137,6 +139,7 @@ struct sroce_qp_resp {
 	bool have_rwqe;
 	struct sroce_rwqe rwqe;		/* SEND in progress */
 	u32 recv_offset;
+	struct sroce_mr_cache mr_cache;	/* the receive WQEs' lkeys */
 	u64 write_va;			/* WRITE in progress */
 	u32 write_rkey;
 	u32 write_resid;

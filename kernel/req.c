@@ -305,6 +305,7 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 			.pd = qp->ib.pd,
 			.sge = s->sge,
 			.num_sge = s->wqe.num_sge,
+			.mr_cache = &qp->req.mr_cache,
 			.offset = qp->req.offset,
 			.len = payload,
 			/* RC completes on the ACK: see zcopy.c */

@@ -99,6 +99,7 @@ static void resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 		.byte_len = sizeof(struct ib_grh) + pkt->payload_len,
 	};
 	u8 grh[sizeof(struct ib_grh)] = {};
+	struct sroce_sgl sgl;
 	int err;
 
 	/* Q_Keys with the high bit are controlled; only the GSI QP uses one. */
@@ -116,14 +117,12 @@ static void resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 		memcpy(grh, skb_network_header(skb), sizeof(struct ipv6hdr));
 	else
 		memcpy(grh + 20, skb_network_header(skb), sizeof(struct iphdr));
-	err = sroce_sgl_copy(qp->sdev, sroce_resp_pd(qp), qp->resp.rwqe.sge, qp->resp.rwqe.num_sge,
-			     0, grh, sizeof(grh), IB_ACCESS_LOCAL_WRITE,
+	sgl = sroce_resp_sgl(qp);
+	err = sroce_sgl_copy(&sgl, 0, grh, sizeof(grh), IB_ACCESS_LOCAL_WRITE,
 			     SROCE_TO_MR);
 	if (!err)
-		err = sroce_sgl_copy_skb(qp->sdev, sroce_resp_pd(qp), qp->resp.rwqe.sge,
-					 qp->resp.rwqe.num_sge, sizeof(grh), skb,
-					 pkt->payload_off, pkt->payload_len,
-					 IB_ACCESS_LOCAL_WRITE);
+		err = sroce_sgl_copy_skb(&sgl, sizeof(grh), skb, pkt->payload_off,
+					 pkt->payload_len, IB_ACCESS_LOCAL_WRITE);
 	if (err == -EAGAIN) {
 		/* An ODP page on its way: this datagram is lost, the WQE kept. */
 		sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
@@ -242,6 +241,7 @@ static u8 resp_send_data(struct sroce_qp *qp, struct sk_buff *skb,
 {
 	u32 flags = pkt->op->flags;
 	u32 psn = pkt->bth.psn;
+	struct sroce_sgl sgl;
 	int err;
 
 	if (flags & ROCE_OPF_FIRST) {
@@ -262,8 +262,8 @@ static u8 resp_send_data(struct sroce_qp *qp, struct sk_buff *skb,
 	if (!(flags & ROCE_OPF_LAST) && pkt->payload_len != qp->mtu)
 		return ROCE_NAK_INVALID_REQ;
 
-	err = sroce_sgl_copy_skb(qp->sdev, sroce_resp_pd(qp), qp->resp.rwqe.sge,
-				 qp->resp.rwqe.num_sge, qp->resp.recv_offset, skb,
+	sgl = sroce_resp_sgl(qp);
+	err = sroce_sgl_copy_skb(&sgl, qp->resp.recv_offset, skb,
 				 pkt->payload_off, pkt->payload_len,
 				 IB_ACCESS_LOCAL_WRITE);
 	if (err == -EAGAIN)

@@ -21,6 +21,18 @@ static inline struct ib_pd *sroce_resp_pd(const struct sroce_qp *qp)
 	return qp->resp.xrc_srq ? qp->resp.xrc_srq->ib.pd : qp->ib.pd;
 }
 
+/* The receive WQE in progress as a scatter list, with the responder's cache. */
+static inline struct sroce_sgl sroce_resp_sgl(struct sroce_qp *qp)
+{
+	return (struct sroce_sgl){
+		.sdev = qp->sdev,
+		.pd = sroce_resp_pd(qp),
+		.sge = qp->resp.rwqe.sge,
+		.num_sge = qp->resp.rwqe.num_sge,
+		.cache = &qp->resp.mr_cache,
+	};
+}
+
 static inline struct sroce_srq *sroce_resp_srq(const struct sroce_qp *qp)
 {
 	return qp->resp.xrc_srq ? qp->resp.xrc_srq : qp->srq;

@@ -104,6 +104,16 @@ def test_an_mr_at_the_top_of_the_address_space(guest):
     run_tool(guest, "iova-top")
 
 
+def test_a_deregistered_mr_is_not_used_again(guest):
+    """An lkey each side has just used for every packet of a 4 KiB SEND,
+    its MR then deregistered: a SEND from it fails with a local protection
+    error, and so does a receive into it (the kernel keeps the MR it last
+    found across a QP's packets, kernel/mr.h struct sroce_mr_cache; one
+    freed must never be reached through it: under the debug kernel KASAN
+    would report the use)."""
+    run_tool(guest, "lkey-after-dereg")
+
+
 def test_a_gone_ring_offset_maps_no_more(guest):
     """A CQ's, an SRQ's and a QP's (send and receive) ring mmap offsets
     once the queue is destroyed, or the CQ resized (rxe's 7.2 mmap

@@ -116,6 +116,15 @@
  *                    test_resize_cq expects it, as on a device completing
  *                    inline); every completion arrives, and the emptied
  *                    CQ then shrinks.
+ *   lkey-after-dereg a 4 KiB SEND (four packets) goes from one RC QP to
+ *                    another, so each side has just used its MR's lkey for
+ *                    every packet; the sender's MR is then deregistered
+ *                    and a SEND posted with the old lkey: it fails with a local
+ *                    protection error.  The same on a new pair with the
+ *                    receiver's MR: the receive completes with a local
+ *                    protection error and the SEND does not succeed.  The
+ *                    kernel keeps the last MR each side found across
+ *                    packets; a deregistered one must never be used again.
  *
  * It reaches the rings through the provider's own view of the QP (the
  * tool is built from the same headers as the provider it runs with).
@@ -483,15 +492,7 @@ struct PacedPair {
 	}
 	void post_send(uint64_t wr_id)
 	{
-		ibv_sge sge{reinterpret_cast<uintptr_t>(buf) + kLong, kLong, mr->lkey};
-		ibv_send_wr wr{}, *bad;
-		wr.wr_id = wr_id;
-		wr.sg_list = &sge;
-		wr.num_sge = 1;
-		wr.opcode = IBV_WR_SEND;
-		wr.send_flags = IBV_SEND_SIGNALED;
-		if (int err = ibv_post_send(sender, &wr, &bad))
-			die("ibv_post_send", err);
+		post_one_send(sender, wr_id, static_cast<uint8_t *>(buf) + kLong, kLong, mr->lkey);
 	}
 };
 
@@ -931,6 +932,110 @@ void write_imm_length(Setup &s)
 	ibv_destroy_qp(b);
 	ibv_dereg_mr(mr);
 	std::free(buf);
+}
+
+constexpr uint32_t kGoneLen = 4096;	/* four packets at MTU 1024 */
+
+struct GoneBuffers {
+	void *send = std::aligned_alloc(4096, kGoneLen);
+	void *recv = std::aligned_alloc(4096, kGoneLen);
+	ibv_mr *smr = nullptr, *rmr = nullptr;
+};
+
+/* The completions of send @sid and receive @rid on @s's CQ, each ~0
+ * (IBV_WC_GENERAL_ERR) if it did not come within 10 s.
+ */
+std::pair<ibv_wc_status, ibv_wc_status> gone_wait(Setup &s, uint64_t sid, uint64_t rid,
+						  bool want_recv)
+{
+	ibv_wc_status st[2] = {IBV_WC_GENERAL_ERR, IBV_WC_GENERAL_ERR};
+	bool seen[2] = {false, !want_recv};
+
+	while (!seen[0] || !seen[1]) {
+		const ibv_wc wc = next_completion(s);
+		if (wc.wr_id == ~0ull)
+			break;
+		const int i = wc.wr_id == sid ? 0 : wc.wr_id == rid ? 1 : -1;
+		if (i >= 0) {
+			st[i] = wc.status;
+			seen[i] = true;
+		}
+	}
+	return {st[0], st[1]};
+}
+
+/* A SEND of kGoneLen from @a to @b with these lkeys; the two statuses. */
+std::pair<ibv_wc_status, ibv_wc_status> gone_send(Setup &s, ibv_qp *a, ibv_qp *b,
+						  GoneBuffers &g, uint32_t slkey,
+						  uint32_t rlkey, uint64_t id, bool want_recv)
+{
+	ibv_sge rsge{reinterpret_cast<uintptr_t>(g.recv), kGoneLen, rlkey};
+	ibv_recv_wr rwr{};
+	ibv_recv_wr *rbad = nullptr;
+	rwr.wr_id = id + 1;
+	rwr.sg_list = &rsge;
+	rwr.num_sge = 1;
+	if (int err = ibv_post_recv(b, &rwr, &rbad))
+		die("ibv_post_recv", err);
+
+	post_one_send(a, id, g.send, kGoneLen, slkey);
+	return gone_wait(s, id, id + 1, want_recv);
+}
+
+void gone_side(Setup &s, GoneBuffers &g, bool sender)
+{
+	const char *who = sender ? "the sender's" : "the receiver's";
+	ibv_qp *a = make_rc(s), *b = make_rc(s);
+	connect(s, a, b->qp_num);
+	connect(s, b, a->qp_num);
+
+	auto first = gone_send(s, a, b, g, g.smr->lkey, g.rmr->lkey, 10, true);
+	check(first.first == IBV_WC_SUCCESS && first.second == IBV_WC_SUCCESS,
+	      std::string("a 4 KiB SEND before ") + who + " MR is deregistered succeeds (" +
+		      ibv_wc_status_str(first.first) + ", " + ibv_wc_status_str(first.second) + ")");
+
+	/* Nothing registered after it, so that its memory is not reused at
+	 * once: what a stale pointer to it would find is the old MR.
+	 */
+	ibv_mr *&gone = sender ? g.smr : g.rmr;
+	const uint32_t old_lkey = gone->lkey;
+	if (int err = ibv_dereg_mr(gone))
+		die("ibv_dereg_mr", err);
+	gone = nullptr;
+	if (sender) {
+		auto st = gone_send(s, a, b, g, old_lkey, g.rmr->lkey, 20, false);
+		check(st.first == IBV_WC_LOC_PROT_ERR,
+		      std::string("a SEND from the deregistered MR's lkey fails with a local "
+				  "protection error (") + ibv_wc_status_str(st.first) + ")");
+	} else {
+		auto st = gone_send(s, a, b, g, g.smr->lkey, old_lkey, 20, true);
+		check(st.second == IBV_WC_LOC_PROT_ERR && st.first != IBV_WC_SUCCESS,
+		      std::string("a receive into the deregistered MR's lkey fails with a local "
+				  "protection error and its SEND does not succeed (") +
+			      ibv_wc_status_str(st.second) + ", " + ibv_wc_status_str(st.first) + ")");
+	}
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+}
+
+void lkey_after_dereg(Setup &s)
+{
+	GoneBuffers g;
+	if (!g.send || !g.recv)
+		die("aligned_alloc", ENOMEM);
+	std::memset(g.send, 0x5a, kGoneLen);
+	g.smr = ibv_reg_mr(s.pd, g.send, kGoneLen, IBV_ACCESS_LOCAL_WRITE);
+	g.rmr = ibv_reg_mr(s.pd, g.recv, kGoneLen, IBV_ACCESS_LOCAL_WRITE);
+	if (!g.smr || !g.rmr)
+		die("ibv_reg_mr", errno);
+	gone_side(s, g, true);
+	g.smr = ibv_reg_mr(s.pd, g.send, kGoneLen, IBV_ACCESS_LOCAL_WRITE);
+	if (!g.smr)
+		die("ibv_reg_mr", errno);
+	gone_side(s, g, false);
+	ibv_dereg_mr(g.smr);
+	std::free(g.send);
+	std::free(g.recv);
 }
 
 constexpr uint64_t kTopLen = 8192;
@@ -1561,7 +1666,7 @@ int main(int argc, char **argv)
 			     "modify-to-err|cq-overflow|sqd-drain|recv-mid-message|srq-resize|"
 			     "reset-to-err|flush-access|cq-resize-posted|destroy-after-last-recv|"
 			     "srq-last-wqe|caps-fit-cqs|write-imm-length|iova-top|stale-mmap|rq-bad-wqe|ring-flip|"
-			     "srq-bad-wqe|srq-flip\n",
+			     "srq-bad-wqe|srq-flip|lkey-after-dereg\n",
 			     argv[0]);
 		return 2;
 	}
@@ -1611,6 +1716,8 @@ int main(int argc, char **argv)
 		srq_bad_wqe(s);
 	else if (scenario == "srq-flip")
 		srq_flip(s);
+	else if (scenario == "lkey-after-dereg")
+		lkey_after_dereg(s);
 	else
 		die("unknown scenario", EINVAL);
 	return finish();

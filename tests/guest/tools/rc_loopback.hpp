@@ -180,6 +180,22 @@ inline void connect(Setup &s, ibv_qp *qp, uint32_t dest_qpn,
 	to_rts(qp);
 }
 
+/* One signaled SEND of @len bytes at @addr (lkey @lkey) on @qp. */
+inline void post_one_send(ibv_qp *qp, uint64_t wr_id, const void *addr, uint32_t len,
+			  uint32_t lkey)
+{
+	ibv_sge sge{reinterpret_cast<uintptr_t>(addr), len, lkey};
+	ibv_send_wr wr{};
+	ibv_send_wr *bad = nullptr;
+	wr.wr_id = wr_id;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	if (int err = ibv_post_send(qp, &wr, &bad))
+		die("ibv_post_send", err);
+}
+
 /* The next completion on @s's CQ, or a wc with wr_id ~0 after 10 s. */
 inline ibv_wc next_completion(Setup &s)
 {
