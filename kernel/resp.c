@@ -71,6 +71,21 @@ static void resp_recv_error(struct sroce_qp *qp, int err, u32 psn, bool rc)
 	sroce_qp_error(qp, SROCE_QP_NO_EVENT);
 }
 
+/*
+ * Copies @pkt's payload into the receive WQE in progress, @offset bytes
+ * in.  Not inlined: it keeps the per-packet paths that call it small
+ * enough to be inlined themselves.
+ */
+static noinline int resp_copy_to_rwqe(struct sroce_qp *qp, u64 offset,
+				      const struct sk_buff *skb,
+				      const struct roce_pkt_info *pkt)
+{
+	struct sroce_sgl sgl = sroce_resp_sgl(qp);
+
+	return sroce_sgl_copy_skb(&sgl, offset, skb, pkt->payload_off,
+				  pkt->payload_len, IB_ACCESS_LOCAL_WRITE);
+}
+
 /* ---- UD --------------------------------------------------------------------- */
 
 /*
@@ -121,8 +136,7 @@ static void resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 	err = sroce_sgl_copy(&sgl, 0, grh, sizeof(grh), IB_ACCESS_LOCAL_WRITE,
 			     SROCE_TO_MR);
 	if (!err)
-		err = sroce_sgl_copy_skb(&sgl, sizeof(grh), skb, pkt->payload_off,
-					 pkt->payload_len, IB_ACCESS_LOCAL_WRITE);
+		err = resp_copy_to_rwqe(qp, sizeof(grh), skb, pkt);
 	if (err == -EAGAIN) {
 		/* An ODP page on its way: this datagram is lost, the WQE kept. */
 		sroce_count(qp->sdev, SROCE_CNT_RX_DROPPED, 1);
@@ -241,7 +255,6 @@ static u8 resp_send_data(struct sroce_qp *qp, struct sk_buff *skb,
 {
 	u32 flags = pkt->op->flags;
 	u32 psn = pkt->bth.psn;
-	struct sroce_sgl sgl;
 	int err;
 
 	if (flags & ROCE_OPF_FIRST) {
@@ -262,10 +275,7 @@ static u8 resp_send_data(struct sroce_qp *qp, struct sk_buff *skb,
 	if (!(flags & ROCE_OPF_LAST) && pkt->payload_len != qp->mtu)
 		return ROCE_NAK_INVALID_REQ;
 
-	sgl = sroce_resp_sgl(qp);
-	err = sroce_sgl_copy_skb(&sgl, qp->resp.recv_offset, skb,
-				 pkt->payload_off, pkt->payload_len,
-				 IB_ACCESS_LOCAL_WRITE);
+	err = resp_copy_to_rwqe(qp, qp->resp.recv_offset, skb, pkt);
 	if (err == -EAGAIN)
 		return RESP_PAGE_FAULT;		/* the same packet again, later */
 	if (err) {
