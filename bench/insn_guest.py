@@ -176,7 +176,8 @@ def one_run(t, size, iters, marks, tools):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--tools", required=True)
-    p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--reps", type=int, default=None,
+                   help="repetitions of every count (default 5, --quick 3)")
     p.add_argument("--quick", action="store_true")
     p.add_argument("--only", default="")
     p.add_argument("--profile", type=int, metavar="SIZE",
@@ -195,7 +196,7 @@ def main():
     chosen = [t for t in transports() if not a.only or a.only in t.name]
     if chosen:
         warm_up(chosen[0], a.tools)
-    for rep in range(a.reps):
+    for rep in range(a.reps or (3 if a.quick else 5)):
         for t in chosen:
             old = write_settings(t.settings)
             try:

@@ -95,6 +95,16 @@ export SROCE_GUEST_CPU=${SROCE_GUEST_CPU:-max,-erms,-fsrm}
 # Cached release roots (scripts/distro-root), outside the work tree.
 SROCE_CACHE=${SROCE_CACHE:-/var/cache/sroce}
 
+# sroce_vm_run ARGS...: scripts/vm-run for a script that waits for it,
+# with a parent-death signal: a caller that is killed (a CI limit, kill,
+# a parent shell's exit) takes the guest with it, through vm-run's own
+# trap, which stops qemu and removes its folder.  Without it an orphaned
+# vm-run ran its guest to the end of its limit (up to 90 minutes).
+# Scripts that exec vm-run need none: vm-run is then the caller.
+sroce_vm_run() {
+	setpriv --pdeathsig TERM -- "$SROCE_ROOT/scripts/vm-run" "$@"
+}
+
 # The qemu the guests run on: on Debian 12, the backport of qemu 10 that
 # scripts/emulator unpacks into $SROCE_CACHE/qemu (its TCG is the faster),
 # else the host's; SROCE_QEMU names another.  Sets SROCE_QEMU_CMD, the

@@ -201,6 +201,29 @@ def test_stopped_vm_run_leaves_no_qemu_and_no_folder(tmp_path, sig):
             p.kill()
 
 
+def test_scripts_that_wait_for_a_guest_take_it_with_them():
+    """Every script that starts vm-run and waits for it does so through
+    lib.sh's sroce_vm_run (a parent-death signal), so that killing the
+    script (scripts/bench under a CI limit, say) stops its guest too: an
+    orphaned vm-run ran its guest to the end of its limit.  A script that
+    execs vm-run is vm-run itself from then on."""
+    scripts = os.path.join(ROOT, "scripts")
+    direct = []
+    for name in sorted(os.listdir(scripts)):
+        path = os.path.join(scripts, name)
+        if name in ("vm-run", "lib.sh") or not os.path.isfile(path):
+            continue
+        with open(path, errors="replace") as f:
+            for n, line in enumerate(f, 1):
+                code = line.split("#", 1)[0]
+                # Its invocations, not its name in a usage text; --check
+                # boots nothing.
+                if re.search(r"\$SROCE_ROOT/scripts/vm-run\"\s", code) and \
+                        not re.match(r"\s*exec\s", code) and "--check" not in code:
+                    direct.append("%s:%d: %s" % (name, n, line.strip()))
+    assert not direct, "\n".join(direct)
+
+
 def test_stopped_test_run_leaves_no_guest(tmp_path):
     """`kill -TERM` of a test run (pytest, as scripts/test runs it) while
     a guest is up: the guest's qemu goes, and so does its folder."""
