@@ -102,6 +102,11 @@ def report(figures, host_info):
         "load (1, 5, 15 min) %s (one vCPU: load moves the counts little, README)."
         % host_info.get("load", "?"),
         "",
+        "Each figure is the median of %s repetitions; the spread is the largest"
+        % ("/".join(str(n) for n in sorted({f.get("reps", 0) for f in figures.values()}))
+           or "?"),
+        "less the smallest, over that median.",
+        "",
         "| size | per | transport | kernel | user | total | spread | x rxe |",
         "|---:|---|---|---:|---:|---:|---:|---:|",
     ]
