@@ -19,6 +19,7 @@ Prints a Markdown table and a summary; exit status 0 (a report, not a
 test: it decides nothing on its own)."""
 import argparse
 import json
+import math
 import statistics
 
 LOWER_IS_BETTER = {"typical_us", "avg_us", "p99_us", "p999_us", "cpu_s_per_gib",
@@ -55,6 +56,19 @@ def spread(vals):
     return max(vals) / min(vals) - 1 if len(vals) > 1 and min(vals) > 0 else 0.0
 
 
+def relative_change(mb, ma, up):
+    """The change from median ratio @mb to @ma, > 0 better for sroce.  A
+    ratio can be 0 (sroce's syscalls per WR): 0 to 0 is no change, and
+    reaching 0 where lower is better (or leaving it where higher is) is
+    better without bound."""
+    good, base = (ma, mb) if up else (mb, ma)
+    if base == 0:
+        return 0.0 if good == 0 else math.inf
+    change = good / base - 1
+    # Equal medians from float arithmetic are no change at all.
+    return 0.0 if math.isclose(good, base, rel_tol=1e-9) else change
+
+
 def compare(before, after):
     """Rows (workload, metric, before median, before spread, after median,
     after spread, change, verdict): change > 0 is better for sroce."""
@@ -66,9 +80,11 @@ def compare(before, after):
         mb, ma = statistics.median(rb[key]), statistics.median(ra[key])
         sb, sa = spread(rb[key]), spread(ra[key])
         up = higher_is_better(wa, wid, m)
-        change = (ma / mb - 1) if up else (mb / ma - 1)
+        change = relative_change(mb, ma, up)
         limit = max(sb, sa)
-        if change < -limit:
+        if min(len(rb[key]), len(ra[key])) < 2:
+            verdict = "one round: no spread to judge by"
+        elif change < -limit:
             verdict = "worse beyond the spread"
         elif change > limit:
             verdict = "better beyond the spread"

@@ -731,3 +731,22 @@ def test_compare_reads_ratios_and_their_spread():
     # A lower latency ratio is better for sroce.
     rows = {r[0]: r for r in compare.compare(before, bench_doc([(1, 3, 10, 2)] * 3))}
     assert rows["lat"][7] == "better beyond the spread"
+
+
+def test_compare_takes_a_zero_figure():
+    # sroce's syscalls per WR are 0 where rxe's are 1: a ratio of 0 in both
+    # runs is no change, and 0 reached from above is better (lower is
+    # better); a bandwidth ratio falling to 0 is worse.
+    before = bench_doc([(1, 3, 10, 0)] * 3)
+    rows = {r[0]: r for r in compare.compare(before, bench_doc([(1, 3, 10, 0)] * 3))}
+    assert rows["lat"][6] == 0 and rows["lat"][7] == "within the spread"
+    rows = {r[0]: r for r in compare.compare(bench_doc([(1, 3, 10, 5)] * 3), before)}
+    assert rows["lat"][7] == "better beyond the spread"
+    rows = {r[0]: r for r in compare.compare(before, bench_doc([(1, 0, 10, 0)] * 3))}
+    assert rows["bw"][7] == "worse beyond the spread"
+
+
+def test_compare_does_not_judge_a_figure_of_one_round():
+    rows = {r[0]: r for r in compare.compare(bench_doc([(1, 3, 10, 5)]),
+                                             bench_doc([(1, 3.01, 10, 5)]))}
+    assert rows["bw"][7] == "one round: no spread to judge by"
