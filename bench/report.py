@@ -193,7 +193,7 @@ def markdown(meta, host, s, kernel_problems):
     g, st = meta["guest"], meta["settings"]
     L = ["# sroce vs rxe: latest benchmark figures", "",
          "Written by `scripts/bench` on %s from commit `%s`; re-run with "
-         "`scripts/bench` (about 15 minutes on an idle host, far longer on a "
+         "`scripts/bench` (about 25 minutes on an idle host, far longer on a "
          "busy one) or `scripts/bench --quick`." % (
              host.get("date"), host.get("commit")), "",
          "Guest: qemu %s TCG (no KVM) on %s, CPU model `%s` (of the copy and "
