@@ -70,19 +70,6 @@ static struct sroce_swqe *comp_wqe_for(struct sroce_qp *qp, u32 psn)
 	return roce_sq_find(&v, psn, &slot) ? sroce_swqe(qp, slot) : NULL;
 }
 
-/* Where @s's READ response or atomic result goes, with the send queue's cache. */
-static struct sroce_sgl comp_wqe_sgl(struct sroce_qp *qp,
-				     const struct sroce_swqe *s)
-{
-	return (struct sroce_sgl){
-		.sdev = qp->sdev,
-		.pd = qp->ib.pd,
-		.sge = s->sge,
-		.num_sge = s->wqe.num_sge,
-		.cache = &qp->req.mr_cache,
-	};
-}
-
 /*
  * Does @psn name a request this QP sent and has not seen answered?  A
  * response for anything else (a PSN never sent, or long acknowledged) is
@@ -181,7 +168,7 @@ static void comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 		comp_fail(qp, IB_WC_BAD_RESP_ERR);
 		return;
 	}
-	sgl = comp_wqe_sgl(qp, s);
+	sgl = sroce_swqe_sgl(qp, s);
 	err = sroce_sgl_copy_skb(&sgl, offset, skb, pkt->payload_off,
 				 pkt->payload_len, IB_ACCESS_LOCAL_WRITE);
 	if (err == -EAGAIN) {
@@ -221,7 +208,7 @@ static void comp_atomic_ack(struct sroce_qp *qp, const struct roce_pkt_info *pkt
 		return;
 	}
 	orig = pkt->atmack.orig;
-	sgl = comp_wqe_sgl(qp, s);
+	sgl = sroce_swqe_sgl(qp, s);
 	err = sroce_sgl_copy(&sgl, 0, &orig, sizeof(orig), IB_ACCESS_LOCAL_WRITE,
 			     SROCE_TO_MR);
 	comp_ack_through(qp, psn_sub(psn, 1));

@@ -14,18 +14,16 @@
 #include <linux/spinlock.h>
 #include <linux/udp.h>
 
+#include "mr.h"
 #include "proto/wire.h"
 
 struct dst_cache;
 struct dst_entry;
-struct ib_pd;
 struct net;
 struct sroce_av;
 struct sroce_dev;
 struct sroce_mr;
-struct sroce_mr_cache;
 struct sroce_net;
-struct sroce_sge;
 
 /* ------------------------------------------------------------------------
  * Network glue (net.c): one UDP socket per namespace, packets in and out.
@@ -85,19 +83,15 @@ int sroce_skb_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		   struct dst_cache *cache, u16 sport, struct sk_buff *skb);
 
 /*
- * Where a packet's payload comes from (zcopy.c): inline data, an SGL
- * (@pd, @sge, @num_sge from @offset, their lkeys found through @mr_cache
- * when not NULL) or, for READ responses, one checked
- * MR range (@mr at @mr_va, under the caller's rcu_read_lock).
+ * Where a packet's payload comes from (zcopy.c): inline data, a scatter
+ * list (@sgl from @offset) or, for READ responses, one checked MR range
+ * (@mr at @mr_va, under the caller's rcu_read_lock).
  * @by_reference: the memory stays as it is until the peer has the data
  * (an RC request's), so the packet may reference it instead of copying.
  */
 struct sroce_payload {
 	const void *inline_data;
-	struct ib_pd *pd;
-	const struct sroce_sge *sge;
-	u32 num_sge;
-	struct sroce_mr_cache *mr_cache;	/* for the SGEs' lkeys, or NULL */
+	struct sroce_sgl sgl;
 	u64 offset;
 	struct sroce_mr *mr;
 	u64 mr_va;

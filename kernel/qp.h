@@ -281,6 +281,23 @@ static inline struct sroce_swqe *sroce_swqe(struct sroce_qp *qp, u32 index)
 				     (size_t)(index & qp->sq_mask) * qp->shadow_size);
 }
 
+/*
+ * Send WQE @s's scatter list, with the send queue's MR cache: what the
+ * requester sends from and the completer lands READ responses and
+ * atomic results in.  Under req.lock.
+ */
+static inline struct sroce_sgl sroce_swqe_sgl(struct sroce_qp *qp,
+					      const struct sroce_swqe *s)
+{
+	return (struct sroce_sgl){
+		.sdev = qp->sdev,
+		.pd = qp->ib.pd,
+		.sge = s->sge,
+		.num_sge = s->wqe.num_sge,
+		.cache = &qp->req.mr_cache,
+	};
+}
+
 /* The send queue's messages, as proto/sqtrack.h sees them.  Under req.lock. */
 static inline struct roce_sq_view sroce_sq_view(struct sroce_qp *qp)
 {

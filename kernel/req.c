@@ -302,10 +302,7 @@ static int req_send_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 	skb = sroce_skb_payload(qp->sdev, hdr_len, &(struct sroce_payload){
 			.inline_data = (s->wqe.send_flags & IB_SEND_INLINE) ?
 					       s->inline_data + qp->req.offset : NULL,
-			.pd = qp->ib.pd,
-			.sge = s->sge,
-			.num_sge = s->wqe.num_sge,
-			.mr_cache = &qp->req.mr_cache,
+			.sgl = sroce_swqe_sgl(qp, s),
 			.offset = qp->req.offset,
 			.len = payload,
 			/* RC completes on the ACK: see zcopy.c */

@@ -142,25 +142,11 @@ static int attach_trailer(struct sk_buff *skb, u32 pad)
 	return 0;
 }
 
-/* The payload's scatter list, if it is one. */
-static struct sroce_sgl payload_sgl(struct sroce_dev *sdev,
-				    const struct sroce_payload *p)
-{
-	return (struct sroce_sgl){
-		.sdev = sdev,
-		.pd = p->pd,
-		.sge = p->sge,
-		.num_sge = p->num_sge,
-		.cache = p->mr_cache,
-	};
-}
-
 static struct sk_buff *payload_by_reference(struct sroce_dev *sdev,
 					    u32 hdr_len,
 					    const struct sroce_payload *p,
 					    int *err)
 {
-	struct sroce_sgl sgl = payload_sgl(sdev, p);
 	struct sk_buff *skb = sroce_skb_alloc(sdev, hdr_len);
 
 	if (!skb) {
@@ -170,8 +156,8 @@ static struct sk_buff *payload_by_reference(struct sroce_dev *sdev,
 	if (p->mr) {
 		*err = attach_mr(p->mr, p->mr_va, skb, p->len);
 	} else {
-		*err = sroce_sgl_walk(&sgl, p->offset, p->len, 0, attach_piece,
-				      skb);
+		*err = sroce_sgl_walk(&p->sgl, p->offset, p->len, 0,
+				      attach_piece, skb);
 	}
 	if (!*err)
 		*err = attach_trailer(skb, roce_pad_len(p->len));
@@ -187,7 +173,6 @@ static struct sk_buff *payload_by_copy(struct sroce_dev *sdev, u32 hdr_len,
 {
 	u32 pad = roce_pad_len(p->len);
 	struct sk_buff *skb = sroce_skb_alloc(sdev, hdr_len + p->len + pad);
-	struct sroce_sgl sgl = payload_sgl(sdev, p);
 	u8 *dst;
 
 	if (!skb) {
@@ -201,7 +186,7 @@ static struct sk_buff *payload_by_copy(struct sroce_dev *sdev, u32 hdr_len,
 	else if (p->mr)
 		*err = sroce_mr_copy(p->mr, p->mr_va, dst, p->len, SROCE_FROM_MR);
 	else
-		*err = sroce_sgl_copy(&sgl, p->offset, dst, p->len, 0,
+		*err = sroce_sgl_copy(&p->sgl, p->offset, dst, p->len, 0,
 				      SROCE_FROM_MR);
 	if (*err) {
 		kfree_skb(skb);

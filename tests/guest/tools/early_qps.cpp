@@ -300,15 +300,7 @@ void check_still_usable(Setup &s, Target &t)
 	std::memset(mem(s, 64 * kMsg), 0x5a, kMsg);
 	if (t.posted.empty())
 		post_recvs(s, t, nullptr, 5000);
-	ibv_sge sg{reinterpret_cast<uintptr_t>(mem(s, 64 * kMsg)), kMsg, s.mr->lkey};
-	ibv_send_wr wr{}, *bad = nullptr;
-	wr.wr_id = 7;
-	wr.sg_list = &sg;
-	wr.num_sge = 1;
-	wr.opcode = IBV_WR_SEND;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	if (int err = ibv_post_send(peer, &wr, &bad))
-		die("ibv_post_send", err);
+	post_one_send(peer, 7, mem(s, 64 * kMsg), kMsg, s.mr->lkey);
 	const ibv_wc sent = next_completion(s);
 	ibv_wc got{};
 	for (int i = 0; i < 10000 && ibv_poll_cq(t.cq, 1, &got) == 0; i++)
