@@ -20,6 +20,7 @@ static void comp_advance(struct sroce_qp *qp, u32 next)
 	roce_window_acked(&qp->req.window, psn_diff(next, qp->req.comp_psn));
 	qp->req.comp_psn = next;
 	qp->req.gap_asked = false;
+	qp->req.rnr_naked = false;
 	qp->req.retry_left = qp->retry_cnt;
 	qp->req.rnr_retry_left = qp->rnr_retry;
 	qp->req.timeouts_in_row = 0;
@@ -239,6 +240,25 @@ static u8 nak_status(u8 code)
 	}
 }
 
+/*
+ * Whether a sequence NAK naming @psn tells nothing a rewind does not
+ * already answer, so it costs no transport retry: a rewind to @psn is
+ * owed (an RNR wait, or an earlier NAK not yet acted on), or @psn is
+ * the request the responder RNR-NAKed, with nothing acknowledged since.
+ * rxe's responder NAKs the request behind every RNR-NAKed one this way,
+ * and under load that NAK can arrive after the RNR wait is over and the
+ * rewind already went out (CI at dd36ba4: eight such NAKs failed a QP
+ * whose RNR retries are infinite).  Should a resent request at @psn be
+ * lost, the retransmit timer still finds it.
+ */
+static bool comp_seq_nak_known(const struct sroce_qp *qp, u32 psn)
+{
+	if (psn != qp->req.comp_psn)
+		return false;
+	return qp->req.rnr_naked || qp->req.rnr_wait ||
+	       test_bit(0, &qp->req.need_retransmit);
+}
+
 static void comp_aeth(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 {
 	u8 syn = pkt->aeth.syndrome;
@@ -264,6 +284,7 @@ static void comp_aeth(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 			comp_fail(qp, IB_WC_RNR_RETRY_EXC_ERR);
 			return;
 		}
+		qp->req.rnr_naked = psn == qp->req.comp_psn;
 		sroce_sched_rnr_wait(qp, roce_rnr_timer_ns(roce_aeth_value(syn)));
 		return;
 	}
@@ -271,14 +292,7 @@ static void comp_aeth(struct sroce_qp *qp, const struct roce_pkt_info *pkt)
 	if (roce_aeth_value(syn) == (ROCE_NAK_PSN_SEQ_ERR & ROCE_AETH_VALUE_MASK)) {
 		sroce_count(qp->sdev, SROCE_CNT_SEQ_ERR_RCVD, 1);
 		comp_ack_through(qp, psn_sub(psn, 1));
-		/*
-		 * A rewind to this PSN is already owed (an RNR wait, or an
-		 * earlier NAK not yet acted on): the same gap told twice costs
-		 * one retry.  rxe's responder NAKs the requests in flight
-		 * behind every RNR NAK like this.
-		 */
-		if (psn == qp->req.comp_psn &&
-		    (qp->req.rnr_wait || test_bit(0, &qp->req.need_retransmit)))
+		if (comp_seq_nak_known(qp, psn))
 			return;
 		if (!roce_retry_consume(&qp->req.retry_left)) {
 			comp_fail(qp, IB_WC_RETRY_EXC_ERR);

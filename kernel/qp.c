@@ -428,6 +428,7 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	qp->req.need_retransmit = 0;
 	qp->req.gap_asked = false;
 	qp->req.rnr_wait = false;
+	qp->req.rnr_naked = false;
 	qp->sched.tx_backoff = false;
 	qp->sched.tx_paused_since = 0;
 	spin_unlock_bh(&qp->req.lock);

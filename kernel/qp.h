@@ -109,6 +109,7 @@ struct sroce_qp_req {
 	u8 rnr_retry_left;
 	u8 timeouts_in_row;		/* since comp_psn last moved: back-off */
 	bool rnr_wait;			/* paused by an RNR NAK */
+	bool rnr_naked;			/* RNR NAK at comp_psn, no ACK since */
 	struct roce_window window;	/* RC: PSNs that may be unACKed */
 	struct sroce_mr_cache mr_cache;	/* the send WQEs' lkeys */
 };

@@ -13,11 +13,13 @@ loopback on one device, with the fault rule installed once the QPs exist
     fault_app.py ud DEV GID COUNT [RULE]
         COUNT numbered UD sends alternately to receivers A and B.  -> JSON:
         the numbers each received, the rule's listing
-    fault_app.py late_recv REQ_DEV REQ_GID RESP_DEV RESP_GID COUNT SIZE LATE_MS
+    fault_app.py late_recv REQ_DEV REQ_GID RESP_DEV RESP_GID COUNT SIZE LATE_MS [RULE]
         a receiver that falls behind: COUNT SENDs of SIZE bytes posted at
         once, the receives only LATE_MS later and then one per millisecond,
-        RNR retries infinite.  -> JSON: sends and receives that completed
+        RNR retries infinite; RULE, if given, on REQ_DEV ({qpn}: the
+        requester's QP).  -> JSON: sends and receives that completed
         successfully, the first failed completion, whether all data matched
+        (and, with RULE, the rule's listing)
     fault_app.py events DEV
         prints the device's async events as they come, until a port that
         went down is back up (run it under timeout(1))
@@ -192,7 +194,8 @@ def poll_all(cq, count, seconds=60):
     return wcs
 
 
-def cmd_late_recv(req_dev, req_gid, resp_dev, resp_gid, count, size, late_ms):
+def cmd_late_recv(req_dev, req_gid, resp_dev, resp_gid, count, size, late_ms,
+                  rule=""):
     """Each SEND that finds no receive is answered with an RNR NAK while the
     SENDs behind it are already on the wire; with rnr_retry 7 the
     requester waits as long as it takes, so every SEND must arrive."""
@@ -207,6 +210,7 @@ def cmd_late_recv(req_dev, req_gid, resp_dev, resp_gid, count, size, late_ms):
     data = b"".join(pattern(i, size) for i in range(count))
     src.write(data, len(data))
     dst.write(bytes(len(data)), len(data))
+    install(req_dev, rule, qp.qp_num)
     for i in range(count):
         qp.post_send(SendWR(opcode=e.IBV_WR_SEND, num_sge=1,
                             sg=[SGE(src.buf + i * size, size, src.lkey)]))
@@ -216,11 +220,14 @@ def cmd_late_recv(req_dev, req_gid, resp_dev, resp_gid, count, size, late_ms):
         time.sleep(0.001)
     sent, received = poll_all(cq, count), poll_all(tcq, count)
     bad = [wc for wc in sent + received if wc.status != e.IBV_WC_SUCCESS]
-    print(json.dumps({
+    res = {
         "sent": len(sent) - sum(wc.status != e.IBV_WC_SUCCESS for wc in sent),
         "received": len(received) - sum(wc.status != e.IBV_WC_SUCCESS for wc in received),
         "failed": status_of(bad[0]) if bad else None,
-        "data_ok": dst.read(len(data), 0) == data}))
+        "data_ok": dst.read(len(data), 0) == data}
+    if rule:
+        res["listing"] = listing_and_clear(req_dev, rule, qp)
+    print(json.dumps(res))
 
 
 def ud_qp(pd, cq, depth):
@@ -301,7 +308,7 @@ def main(argv):
         cmd_ud(argv[2], int(argv[3]), int(argv[4]), *argv[5:6])
     elif cmd == "late_recv":
         cmd_late_recv(argv[2], int(argv[3]), argv[4], int(argv[5]),
-                      *(int(a) for a in argv[6:9]))
+                      *(int(a) for a in argv[6:9]), *argv[9:10])
     elif cmd == "events":
         cmd_events(argv[2])
     else:

@@ -153,6 +153,36 @@ def test_receiver_that_falls_behind_with_rxe(guest, gids, requester, responder):
     assert res == {"sent": 32, "received": 32, "failed": None, "data_ok": True}, res
 
 
+def test_rxe_nak_echo_that_comes_after_the_rnr_wait(guest, gids):
+    """The race CI hit at dd36ba4 under load (RETRY_EXC_ERR with 30 of 32
+    SENDs done), made certain: rxe answers each SEND that finds no receive
+    with an RNR NAK and the request behind it with a PSN sequence NAK
+    naming the same PSN.  Here sroce1 holds every sequence NAK back
+    (every second ACK-class packet, from the second: the RNR NAKs pass)
+    until well after the 10 us RNR wait, when sroce1 has already rewound
+    and resent.  The late NAK says only what the RNR NAK said, so it must
+    not cost a transport retry either; eight of them used to fail the QP.
+    Twelve are held, all while no receive is posted: the first 200 ms
+    bring an RNR NAK every round trip (plus 10 us), and twelve of them
+    take longer only if a round trip takes 16 ms, a quarter of the 67 ms
+    ACK timeout.  Once receives come, ACKs break the RNR/sequence
+    alternation, and a held RNR NAK overtaken by its own sequence NAK
+    would be a reordering the requester rightly pays a retry for."""
+    app = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fault_app.py")
+    rule = "delay dir=rx class=ack qpn={qpn} after=1 every=2 count=12 delay_us=300"
+    before = link_counters(guest, "sroce1")
+    r = guest.run("python3 %s late_recv sroce1 %d rxe0 %d 32 4096 200 '%s'" % (
+        app, gids["sroce1"], gids["rxe0"], rule), timeout=180)
+    assert r.rc == 0, r
+    res = json.loads(r.stdout.strip().splitlines()[-1])
+    listing = res.pop("listing")
+    injected = int(re.search(r"injected=(\d+)", listing).group(1))
+    after = link_counters(guest, "sroce1")
+    d = {k: v - before.get(k, 0) for k, v in after.items() if v != before.get(k, 0)}
+    assert res == {"sent": 32, "received": 32, "failed": None, "data_ok": True}, (res, listing, d)
+    assert injected == 12, listing    # more late NAKs than retry_cnt's 7 retries
+
+
 def test_flush_from_rxe(guest, gids):
     """RDMA FLUSH from rxe to sroce (tools/flush.cpp: global visibility of
     a range and of the whole MR, the refusals), one process driving both
