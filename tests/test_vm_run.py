@@ -9,6 +9,7 @@ import time
 import pytest
 
 from conftest import wait_for_release_build
+from guest import harness
 from guest.harness import ROOT, VM_RUN
 from hostshare import LOCKS_ENV
 
@@ -106,6 +107,52 @@ def test_a_guest_dead_before_stage2_is_booted_once_more(tmp_path):
     assert r.returncode == 125, r.stderr
     assert r.stderr.count("booting once more") == 1, r.stderr
     assert (tmp_path / "console.log.first-boot").exists()
+
+
+class _Printed:
+    def __init__(self, stdout):
+        self.rc, self.stdout = 0, stdout
+
+
+def _guest_printing(*prints):
+    """A harness.Guest whose guest-state prints PRINTS in turn (no qemu)."""
+    g = harness.Guest.__new__(harness.Guest)
+    g.slowdown, seen = 1, []
+
+    def run(command, timeout):
+        seen.append(command)
+        return _Printed(prints[min(len(seen), len(prints)) - 1])
+    g.run = run
+    return g, seen
+
+
+ADDR = "=== ip\n7: veth0    inet6 fe80::1/64 scope link %s\\       valid_lft forever\n"
+
+
+def test_a_tentative_address_is_waited_for_not_taken_for_a_leftover(monkeypatch):
+    """CI at dd36ba4 booted guests again because the boot's snapshot
+    caught an address still in DAD: _state() takes it again once the
+    address is final, and only then."""
+    monkeypatch.setattr(harness.time, "sleep", lambda s: None)
+    g, seen = _guest_printing(ADDR % "tentative", ADDR % "")
+    assert g._state("touch x && ") == ["ip veth0 inet6 fe80::1/64 scope link"]
+    assert len(seen) == 2 and seen[0].startswith("touch x") and not seen[1].startswith("touch")
+    g, seen = _guest_printing(ADDR % "")
+    g._state()
+    assert len(seen) == 1
+    # One whose DAD failed stays so: taken at once.
+    g, seen = _guest_printing(ADDR % "tentative dadfailed")
+    g._state()
+    assert len(seen) == 1
+
+
+def test_an_address_that_stays_tentative_is_waited_for_a_bounded_time(monkeypatch):
+    clock = [0.0]
+    monkeypatch.setattr(harness.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(harness.time, "sleep", lambda s: clock.__setitem__(0, clock[0] + s))
+    g, seen = _guest_printing(ADDR % "tentative")
+    assert g._state() == ["ip veth0 inet6 fe80::1/64 scope link tentative"]
+    assert len(seen) == harness.DAD_WAIT_S / 0.5 + 1
 
 
 def test_boot_to_command_time(plain_run, record_property):
