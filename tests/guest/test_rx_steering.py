@@ -9,7 +9,8 @@ packets lost and resent), and a device deleted while packets wait in its
 queues goes cleanly (the kernel-log check runs after every test)."""
 import pytest
 
-from verbs_apps import SERVER_IP, gid_index, link_counters, rc_pingpong, run_pair
+from verbs_apps import (SERVER_IP, gid_index, link_counters, rc_pingpong, run_pair,
+                        until_sent)
 
 # Core: runs on every Debian release with --releases (scripts/test).
 ALL_RELEASES = True
@@ -134,10 +135,10 @@ def test_link_delete_with_packets_queued(guest, gids, steering):
         "for i in $(seq 100); do ip netns exec peer ss -Hltn 'sport = :18515' "
         "| grep -q . && break; sleep 0.2; done; "
         "ib_write_bw -d sroce0 -x %d -F -s %d -D 20 %s >/tmp/cli.log 2>&1 & "
-        "sleep 4; before=$(rdma statistic show link sroce1/1 | "
+        "%s; before=$(rdma statistic show link sroce1/1 | "
         "grep -o 'rx_steered [0-9]*'); ip netns exec peer rdma link delete sroce1; "
         "echo \"delete rc=$? $before\"; wait; "
         "ip netns exec peer rdma link add sroce1 type sroce netdev veth1"
-        % (gids[1], MIB, gids[0], MIB, SERVER_IP), timeout=180)
+        % (gids[1], MIB, gids[0], MIB, SERVER_IP, until_sent("sroce0")), timeout=180)
     assert "delete rc=0" in r.stdout, r
     print(r.stdout)

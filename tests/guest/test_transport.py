@@ -5,7 +5,7 @@ import re
 import pytest
 
 from verbs_apps import (CLIENT_IP, CLIENT_IP6, LOOPBACK_BYPASS, SERVER_IP, SERVER_IP6,
-                        gid_index, run_pair, until_cm_listens)
+                        gid_index, run_pair, until_cm_listens, until_sent)
 
 # Core: runs on every Debian release with --releases (scripts/test).
 ALL_RELEASES = True
@@ -249,10 +249,10 @@ def test_link_delete_while_in_use(guest, gids):
         "for i in $(seq 100); do ip netns exec peer ss -Hltn 'sport = :18515' "
         "| grep -q . && break; sleep 0.2; done; "
         "ib_write_bw -d sroce0 -x %d -F -D 20 %s >/tmp/cli.log 2>&1 & "
-        "sleep 4; start=$(date +%%s); ip netns exec peer rdma link delete sroce1; "
+        "%s; start=$(date +%%s); ip netns exec peer rdma link delete sroce1; "
         "rc=$?; echo \"delete rc=$rc seconds=$(( $(date +%%s) - start ))\"; "
         "wait; ip netns exec peer rdma link add sroce1 type sroce netdev veth1"
-        % (gids["sroce1"], gids["sroce0"], SERVER_IP), timeout=120)
+        % (gids["sroce1"], gids["sroce0"], SERVER_IP, until_sent("sroce0")), timeout=120)
     assert "delete rc=0" in r.stdout, r
     seconds = int(r.stdout.split("seconds=")[1].split()[0])
     # (The debug kernel runs everything about three times slower: 6 s

@@ -45,6 +45,16 @@ def gid_index(guest, dev, ip):
     raise AssertionError("no RoCE v2 GID for %s on %s: %r" % (ip, dev, out))
 
 
+def until_sent(dev, nbytes=1 << 20):
+    """Shell: waits, 60 s at most, until @dev has sent @nbytes more than
+    when it started waiting: an action meant to strike a running transfer
+    waits for the transfer, not for a fixed time that a slow host could
+    outlast or a fast one waste."""
+    tx = "/sys/class/infiniband/%s/ports/1/hw_counters/tx_bytes" % dev
+    return ("b0=$(cat %s); for i in $(seq 600); do "
+            "[ $(cat %s) -gt $((b0 + %d)) ] && break; sleep 0.1; done" % (tx, tx, nbytes))
+
+
 def until_cm_listens(prefix="", comm=""):
     """Shell: waits, 30 s at most, until an rdma_cm ID (of process @comm,
     if given) listens: rdma_cm and rsockets listen without a TCP socket.
