@@ -30,7 +30,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "guest"))
 from harness import Guest, GuestDied, LIVE_GUESTS  # noqa: E402
-from hostshare import HostShare, LOCKS_ENV  # noqa: E402
+from hostshare import ALONE, NO_OTHER_GUEST, SHARED, HostShare, LOCKS_ENV  # noqa: E402
 import schedule  # noqa: E402
 
 
@@ -148,7 +148,7 @@ def describe_units(items, kernel):
         units[schedule.unit_of(item.nodeid)] = {
             "kind": guest_kind(item.module, rel, kernel)[1]
             if rel is not None and "guest" in item.fixturenames else "",
-            "alone": bool(getattr(item.module, "HOST_ALONE", False))}
+            "alone": module_host_level(item.module) != SHARED}
     path = os.path.join(os.environ[LOCKS_ENV], schedule.UNITS_FILE)
     tmp = "%s.%d" % (path, os.getpid())
     with open(tmp, "w") as f:
@@ -244,10 +244,39 @@ class GuestPool:
             self.idle = None
 
 
+def cpu_share():
+    """The vCPUs each guest of this run has: scripts/test's share of the
+    host's cores for each guest it runs side by side (SROCE_GUEST_CPUS:
+    one with two guests on two cores), or two, as vm-run gives."""
+    try:
+        return max(1, int(os.environ.get("SROCE_GUEST_CPUS", "2")))
+    except ValueError:
+        return 2
+
+
+def guest_cpus(module):
+    """A module's guest has the run's share of vCPUs, or the two it says it
+    needs (GUEST_CPUS = 2): tests that need a second CPU to mean what they
+    say (a poller beside its client, a race between CPUs, a queue per
+    CPU), or whose two ends each spin a vCPU and take turns on one."""
+    return max(cpu_share(), getattr(module, "GUEST_CPUS", 1))
+
+
+def module_host_level(module):
+    """How a module's tests share the host (tests/hostshare.py): ALONE if
+    they measure time (HOST_ALONE); NO_OTHER_GUEST if its guest has more
+    vCPUs than the run's share of the host's cores, which beside another
+    guest would outnumber the cores; else SHARED."""
+    if getattr(module, "HOST_ALONE", False):
+        return ALONE
+    return NO_OTHER_GUEST if guest_cpus(module) > cpu_share() else SHARED
+
+
 def guest_kind(module, release, kernel):
     options = dict(getattr(module, "GUEST_OPTIONS", {}))
     options["distro"] = release
     options["kernel"] = kernel
+    options["smp"] = guest_cpus(module)
     return options, repr(sorted(options.items()))
 
 
@@ -328,12 +357,15 @@ def wait_for_release_build(release):
                     (release, rc, log, tail), pytrace=False)
 
 
-def needs_host_alone(item):
+def host_level(item):
     """A test that measures time (a rate, a latency, the order of timer
     events) runs with no other guest or build of the suite beside it:
-    marked host_alone, or in a module that says HOST_ALONE = True."""
-    return bool(item.get_closest_marker("host_alone") or
-                getattr(item.module, "HOST_ALONE", False))
+    marked host_alone, or in a module that says HOST_ALONE = True.  A
+    test whose guest has more vCPUs than the run's share runs with no
+    other guest beside it (module_host_level)."""
+    if item.get_closest_marker("host_alone"):
+        return ALONE
+    return module_host_level(item.module)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -344,8 +376,7 @@ def pytest_runtest_protocol(item, nextitem):
     teardown, with the module's at its last.  Held per test, not per
     module: a test that needs the host alone waits for the test running
     beside it, not for the rest of that module."""
-    alone = needs_host_alone(item)
-    with HostShare(os.environ[LOCKS_ENV], alone=alone) as share:
+    with HostShare(os.environ[LOCKS_ENV], host_level(item)) as share:
         if share.waited >= 1:
             item.user_properties.append(("host_wait_seconds", round(share.waited, 1)))
         yield

@@ -8,8 +8,9 @@ each unit's cost in the last measured run (docs/test-time.json), with
 three twists:
 - a unit whose release is still being built (scripts/test builds trixie
   and sid in the background) waits behind every unit that can start now;
-- a unit that needs the host alone (HOST_ALONE, tests/hostshare.py) comes
-  last, when waiting for the others costs least;
+- a unit that needs the host alone (HOST_ALONE, or a guest of more vCPUs
+  than the run's share: tests/conftest.py module_host_level,
+  tests/hostshare.py) comes last, when waiting for the others costs least;
 - a worker whose idle guest is of the unit's kind (release, kernel,
   options) can run it without a boot, which counts as BOOT_SECONDS less.
 The workers describe the units (kind, alone) in SROCE_HOST_LOCKS/units.json

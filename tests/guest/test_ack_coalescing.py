@@ -9,6 +9,10 @@ from verbs_apps import SERVER_IP, gid_index, link_counters, run_pair
 
 # Core: runs on every Debian release with --releases (scripts/test).
 ALL_RELEASES = True
+# Two vCPUs (tests/conftest.py guest_cpus): its streams' two ends each
+# spin a vCPU; 1.6x as long on one beside another guest
+# (docs/test-time.md).
+GUEST_CPUS = 2
 
 WRS = 5000
 # WRs per ibv_post_send of the streaming client; divides WRS.

@@ -22,6 +22,8 @@ SAMPLER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cc_sampler.p
 CC = "/sys/class/infiniband/%s/cc/%s"
 DEVS = ("sroce0", "sroce1")
 HOST_ALONE = True
+# Its rate and fairness assertions were set for two vCPUs.
+GUEST_CPUS = 2
 # QP local ACK timeout 2^19 * 4.096 us ~ 2.1 s: a TCG guest on a busy
 # host stalls for long stretches; these tests are about congestion, not
 # about how fast a lost packet is noticed.  The pause below is longer.

@@ -23,6 +23,9 @@ from verbs_apps import ADD_SROCE0, CLIENT_IP, CLIENT_IP6, RELOAD_SROCE
 
 # Allocation sites of kmalloc objects, for the memory check (test_faults).
 GUEST_OPTIONS = {"cmdline": "slub_debug=U,kmalloc-*"}
+# Two vCPUs (tests/conftest.py guest_cpus): test_one_io_queue_per_cpu
+# would pass with one queue on one CPU and prove nothing.
+GUEST_CPUS = 2
 
 NQN = "nqn.2026-11.org.sroce:nvmeof-test"
 PORTS = {"ipv4": (1, CLIENT_IP), "ipv6": (2, CLIENT_IP6)}

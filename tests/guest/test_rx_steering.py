@@ -14,6 +14,9 @@ from verbs_apps import (SERVER_IP, gid_index, link_counters, rc_pingpong, run_pa
 
 # Core: runs on every Debian release with --releases (scripts/test).
 ALL_RELEASES = True
+# Two vCPUs (tests/conftest.py guest_cpus): receive is steered to the
+# other CPU; on one there is no other.
+GUEST_CPUS = 2
 
 MIB = 1 << 20
 SETTING = "/sys/class/infiniband/%s/rx_steer"

@@ -35,6 +35,9 @@ import conftest
 pytestmark = pytest.mark.runs_last
 # Deselected from a run that does not build both (tests/conftest.py).
 NEEDS_RELEASES = ("bookworm", "sid")
+# Its two guests have the host's two cores: nothing of the suite's runs
+# beside them (tests/hostshare.py).
+HOST_ALONE = True
 
 WIRE = "virtio-net-pci"
 # (release, the kernel series it must boot) for each end of the wire.
