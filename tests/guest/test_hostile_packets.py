@@ -13,6 +13,10 @@ import re
 from verbs_apps import (CLIENT_IP, CLIENT_IP6, NOBODY, SERVER_IP, SERVER_IP6, gid_index,
                         guest_tool)
 
+# Two vCPUs (tests/conftest.py guest_cpus): on one beside another guest
+# the unit took 3.4x as long (docs/test-time.md).
+GUEST_CPUS = 2
+
 GEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hostile_gen.py")
 # About a minute of the generator under TCG: thousands of each category.
 # (200,000 took 180-210 s of CI's 90 minutes; the parser itself is
