@@ -1,6 +1,7 @@
 """tests/hostshare.py, the host's share between the guests side by side and
 the background builds, and conftest's choice of share for a module."""
 import fcntl
+import json
 import os
 import threading
 import types
@@ -114,3 +115,30 @@ def test_a_module_gets_its_vcpus_and_its_share(monkeypatch, share, module, cpus,
     assert conftest.guest_cpus(m) == cpus
     assert conftest.module_host_level(m) == level
     assert conftest.guest_kind(m, "bookworm", None)[0]["smp"] == cpus
+
+
+class FakeItem:
+    """What conftest.describe_units reads of a collected host test."""
+
+    def __init__(self, nodeid, module, marks=()):
+        self.nodeid, self.module, self.marks = nodeid, module, marks
+        self.fixturenames = []
+
+    def get_closest_marker(self, name):
+        return name if name in self.marks else None
+
+
+def test_a_unit_with_one_test_that_needs_the_host_alone_is_described_alone(
+        monkeypatch, tmp_path):
+    monkeypatch.setenv(conftest.LOCKS_ENV, str(tmp_path))
+    monkeypatch.setenv("SROCE_GUEST_CPUS", "1")
+    shared = types.SimpleNamespace(__name__="test_m")
+    conftest.describe_units([
+        FakeItem("test_m.py::test_a", shared),
+        FakeItem("test_m.py::test_gaps", shared, marks=("host_alone",)),
+        FakeItem("test_m.py::test_b", shared),
+        FakeItem("test_n.py::test_c", shared)], kernel=None)
+    with open(tmp_path / "units.json") as f:
+        units = json.load(f)
+    assert units["test_m.py"]["alone"] is True
+    assert units["test_n.py"]["alone"] is False
