@@ -13,15 +13,19 @@ BUILD = os.environ.get("SROCE_BUILD", os.path.join(ROOT, "build"))
 CMAKE_BUILD = os.path.join(BUILD, "cmake")
 
 
+# CTest's list, read once: the items below and the batch run both use it.
+CTEST_TESTS = gtest_batch.ctest_tests(CMAKE_BUILD) if os.path.isdir(CMAKE_BUILD) else None
+
+
 def ctest_names():
-    if not os.path.isdir(CMAKE_BUILD):
+    if CTEST_TESTS is None:
         return ["<build missing: run scripts/build>"]
-    return [t["name"] for t in gtest_batch.ctest_tests(CMAKE_BUILD)] or ["<no tests>"]
+    return [t["name"] for t in CTEST_TESTS] or ["<no tests>"]
 
 
 @pytest.fixture(scope="module")
 def batch():
-    return gtest_batch.batch_outcomes(gtest_batch.ctest_tests(CMAKE_BUILD))
+    return gtest_batch.batch_outcomes(CTEST_TESTS or [])
 
 
 @pytest.mark.parametrize("name", ctest_names())
