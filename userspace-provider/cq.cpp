@@ -109,9 +109,13 @@ int cq_start_poll(ibv_cq_ex *ibcq, ibv_poll_cq_attr *attr) noexcept
 	}
 	cq.seen_head = cq.ring.producer(std::memory_order_acquire);
 	if (available(cq, cq.seen_head) == 0) {
+		const bool yield = cq.idle.empty();
 		cq.lock.unlock();
+		if (yield)
+			yield_cpu();
 		return ENOENT;
 	}
+	cq.idle.found();
 	cq.polling = true;
 	load_current(cq);
 	return 0;
@@ -286,6 +290,7 @@ ibv_cq *create_cq(ibv_context *ibctx, int cqe, ibv_comp_channel *channel,
 		errno = ENOMEM;
 		return nullptr;
 	}
+	cq->idle = IdlePoll(IdlePoll::caller_has_one_cpu());
 
 	struct ibv_create_cq cmd{};
 	CreateCqResp resp{};
@@ -325,6 +330,7 @@ ibv_cq_ex *create_cq_ex(ibv_context *ibctx, ibv_cq_init_attr_ex *attr) noexcept
 		errno = ENOMEM;
 		return nullptr;
 	}
+	cq->idle = IdlePoll(IdlePoll::caller_has_one_cpu());
 
 	/*
 	 * With COMPLETION_TIMESTAMP libibverbs asks the kernel for
@@ -401,16 +407,17 @@ int resize_cq(ibv_cq *ibcq, int cqe) noexcept
 	return 0;
 }
 
-int poll_cq(ibv_cq *ibcq, int num_entries, ibv_wc *wc) noexcept
+/* poll_cq under the CQ lock; *yield: the caller should yield its CPU. */
+static int poll_cq_locked(Cq &cq, int num_entries, ibv_wc *wc, bool *yield) noexcept
 {
-	Cq &cq = *to_cq(ibcq);
 	std::lock_guard<SpinLock> guard(cq.lock);
 
 	if (!cq.ring.attached())
 		return -EIO; /* lost its ring in a failed resize */
 
 	const uint32_t head = cq.ring.producer(std::memory_order_acquire);
-	const uint32_t n = std::min(available(cq, head),
+	const uint32_t ready = available(cq, head);
+	const uint32_t n = std::min(ready,
 				    static_cast<uint32_t>(std::max(num_entries, 0)));
 	for (uint32_t i = 0; i < n; ++i)
 		cqe_to_wc(read_cqe(cq, cq.tail + i), &wc[i]);
@@ -418,7 +425,21 @@ int poll_cq(ibv_cq *ibcq, int num_entries, ibv_wc *wc) noexcept
 		cq.tail += n;
 		cq.ring.publish_consumer(cq.tail);
 	}
+	if (ready)
+		cq.idle.found();
+	else
+		*yield = cq.idle.empty();
 	return static_cast<int>(n);
+}
+
+int poll_cq(ibv_cq *ibcq, int num_entries, ibv_wc *wc) noexcept
+{
+	bool yield = false;
+	const int n = poll_cq_locked(*to_cq(ibcq), num_entries, wc, &yield);
+
+	if (yield)
+		yield_cpu(); /* not under the lock: another poller may want it */
+	return n;
 }
 
 int req_notify_cq(ibv_cq *ibcq, int solicited_only) noexcept

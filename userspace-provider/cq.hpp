@@ -9,6 +9,7 @@
 #define SROCE_CQ_HPP
 
 #include "abi/provider_abi.h"
+#include "idle_poll.hpp"
 #include "ring.hpp"
 
 #include <cstring>
@@ -27,6 +28,7 @@ struct Cq {
 	Ring ring;
 	SpinLock lock;
 	uint32_t tail = 0; /* our consumer index; ctrl->consumer mirrors it */
+	IdlePoll idle;     /* guarded by lock: when an empty poll yields */
 
 	/* ibv_cq_ex batch state, valid between start_poll and end_poll. */
 	uint32_t seen_head = 0; /* kernel producer as last acquired */

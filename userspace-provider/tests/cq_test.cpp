@@ -9,6 +9,8 @@
 
 #include <array>
 
+#include <sched.h>
+
 namespace {
 
 using namespace sroce;
@@ -278,6 +280,109 @@ TEST(Cq, RingGeometryIsChecked)
 	EXPECT_EQ(init_cq_ring(cq, ok.base(), 64, 4, 64), EPROTO)
 		<< "ring must fit in the mapping";
 	EXPECT_EQ(init_cq_ring(cq, ok.base(), ok.length(), 4, 64), 0);
+}
+
+/* Counts the provider's yields in place of sched_yield(). */
+struct CountYields {
+	static inline int count = 0;
+	static void count_one() noexcept { ++count; }
+	void (*saved)() noexcept = yield_cpu;
+	CountYields() { count = 0; yield_cpu = count_one; }
+	~CountYields() { yield_cpu = saved; }
+};
+
+TEST(IdlePoll, ManyCpusNeverYield)
+{
+	IdlePoll idle(false);
+	for (uint32_t i = 0; i < 10 * kEmptyPollsBeforeYield; ++i)
+		EXPECT_FALSE(idle.empty());
+}
+
+TEST(IdlePoll, OneCpuYieldsAfterEachStreakOfEmptyPolls)
+{
+	IdlePoll idle(true);
+	int yields = 0;
+	for (uint32_t i = 0; i < 3 * kEmptyPollsBeforeYield; ++i)
+		yields += idle.empty();
+	EXPECT_EQ(yields, 3);
+
+	for (uint32_t i = 0; i + 1 < kEmptyPollsBeforeYield; ++i)
+		EXPECT_FALSE(idle.empty());
+	idle.found(); /* a completion ends the streak */
+	for (uint32_t i = 0; i + 1 < kEmptyPollsBeforeYield; ++i)
+		EXPECT_FALSE(idle.empty());
+	EXPECT_TRUE(idle.empty());
+}
+
+TEST(IdlePoll, AffinityOfOneCpuIsSeen)
+{
+	cpu_set_t saved, one;
+	ASSERT_EQ(sched_getaffinity(0, sizeof(saved), &saved), 0);
+	const bool many = CPU_COUNT(&saved) > 1;
+	EXPECT_EQ(IdlePoll::caller_has_one_cpu(), !many);
+
+	int first = 0;
+	while (!CPU_ISSET(first, &saved))
+		++first;
+	CPU_ZERO(&one);
+	CPU_SET(first, &one);
+	ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+	EXPECT_TRUE(IdlePoll::caller_has_one_cpu());
+	ASSERT_EQ(sched_setaffinity(0, sizeof(saved), &saved), 0);
+}
+
+TEST(PollCq, OneCpuPollerYieldsWhileItsCqStaysEmpty)
+{
+	CountYields yields;
+	FakeCq f;
+	f.cq.idle = IdlePoll(true);
+	std::array<ibv_wc, 4> wc{};
+	for (uint32_t i = 0; i < 2 * kEmptyPollsBeforeYield; ++i)
+		EXPECT_EQ(poll_cq(f.ibcq(), 4, wc.data()), 0);
+	EXPECT_EQ(CountYields::count, 2);
+
+	/* A CQE found restarts the streak, even one poll short of a yield. */
+	for (uint32_t i = 0; i + 1 < kEmptyPollsBeforeYield; ++i)
+		EXPECT_EQ(poll_cq(f.ibcq(), 4, wc.data()), 0);
+	f.produce(make_cqe(1));
+	EXPECT_EQ(poll_cq(f.ibcq(), 4, wc.data()), 1);
+	EXPECT_EQ(poll_cq(f.ibcq(), 4, wc.data()), 0);
+	EXPECT_EQ(CountYields::count, 2);
+
+	/* Asking for no entries while CQEs wait is not idle. */
+	f.produce(make_cqe(2));
+	for (uint32_t i = 0; i < 2 * kEmptyPollsBeforeYield; ++i)
+		EXPECT_EQ(poll_cq(f.ibcq(), 0, wc.data()), 0);
+	EXPECT_EQ(CountYields::count, 2);
+}
+
+TEST(PollCq, ManyCpuPollerNeverYields)
+{
+	CountYields yields;
+	FakeCq f; /* IdlePoll's default: more than one CPU */
+	std::array<ibv_wc, 4> wc{};
+	for (uint32_t i = 0; i < 4 * kEmptyPollsBeforeYield; ++i)
+		EXPECT_EQ(poll_cq(f.ibcq(), 4, wc.data()), 0);
+	EXPECT_EQ(CountYields::count, 0);
+}
+
+TEST(CqEx, OneCpuStartPollYieldsWhileTheCqStaysEmpty)
+{
+	CountYields yields;
+	FakeCq f;
+	f.cq.idle = IdlePoll(true);
+	ibv_poll_cq_attr attr{};
+	for (uint32_t i = 0; i < kEmptyPollsBeforeYield; ++i)
+		EXPECT_EQ(ibv_start_poll(f.cqx(), &attr), ENOENT);
+	EXPECT_EQ(CountYields::count, 1);
+
+	for (uint32_t i = 0; i + 1 < kEmptyPollsBeforeYield; ++i)
+		EXPECT_EQ(ibv_start_poll(f.cqx(), &attr), ENOENT);
+	f.produce(make_cqe(1));
+	ASSERT_EQ(ibv_start_poll(f.cqx(), &attr), 0);
+	ibv_end_poll(f.cqx());
+	EXPECT_EQ(ibv_start_poll(f.cqx(), &attr), ENOENT);
+	EXPECT_EQ(CountYields::count, 1);
 }
 
 } /* namespace */
