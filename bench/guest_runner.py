@@ -230,11 +230,13 @@ def run_lat(w, pair, s):
 
 def run_pingpong(w, pair, s):
     """ibv_rc_pingpong: microseconds per round trip, the application
-    spinning on its CQ or (events) asleep on its completion channel."""
+    spinning on its CQ or (events) asleep on its completion channel; with
+    one_cpu both ends may run on CPU 0 only."""
     p = w.params
+    pin = ["taskset", "-c", "0"] if p.get("one_cpu") else []
 
     def argv(ep, target):
-        return ["ibv_rc_pingpong", "-d", ep.dev, "-g", str(ep.gid_index()),
+        return pin + ["ibv_rc_pingpong", "-d", ep.dev, "-g", str(ep.gid_index()),
                 "-p", "{port}", "-s", str(p["size"]), "-n", str(s.lat_iters)] + (
                     ["-e"] if p["events"] else []) + target
     out, _, _ = pair.run(argv(pair.server, []), argv(pair.client, [pair.server.ip]),

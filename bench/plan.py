@@ -119,6 +119,12 @@ def loopback_workloads(s):
         w.append(Workload(
             "rc_pingpong%s/64B" % ("_events" if events else ""), "pingpong",
             "us_per_rt", "us", False, params=dict(size=64, events=events)))
+    # Both ends confined to one CPU (a one-CPU VM, a cpuset of one): a
+    # spinning end waits for the other, runnable on the same CPU, to be
+    # scheduled.  sroce's provider yields the CPU after a streak of empty
+    # polls (userspace-provider/idle_poll.hpp); rxe's spins its slice.
+    w.append(Workload("rc_pingpong_one_cpu/64B", "pingpong", "us_per_rt", "us",
+                      False, params=dict(size=64, events=False, one_cpu=True)))
     w += consumer_workloads(s)
     w.append(Workload("cpu_per_gib/write/64KiB", "cpu", "cpu_s_per_gib",
                       "CPU s/GiB", False, also=("kernel_cpu_s_per_gib",),
