@@ -167,14 +167,16 @@ def test_rmmod_while_in_use_fails_cleanly(guest, gids, baseline):
 # A round builds and destroys five QP pairs: ~0.22 s under TCG, 150 rounds
 # ~33 s, longer than the transfer.  So the hammer stops when the transfer
 # ends, however many rounds that was (at most 150); it must still be a
-# hammer: dozens of rounds.
+# hammer: dozens of rounds.  On the debug kernel a round took ~1.8 s (17
+# rounds in 30 s), so the transfer lasts the harness's slowdown longer.
 HAMMER_ROUNDS, HAMMER_MIN_ROUNDS = 150, 20
+HAMMER_SECONDS = 30
 
 
 def test_create_destroy_hammer_under_traffic(guest, gids, baseline):
     res = transfer_with_fault(
         guest, gids, "timed python3 %s/hammer_app.py sroce0 %d %d $cli" % (
-            HERE, gids[0], HAMMER_ROUNDS), duration=30)
+            HERE, gids[0], HAMMER_ROUNDS), duration=HAMMER_SECONDS * guest.slowdown)
     check_outcome(res, fault_ms=APP_LIMIT * 1000)
     hammer = json.loads(re.search(r'^\{"rounds".*$', res[5], re.M).group(0))
     print("hammer", hammer)
