@@ -59,8 +59,6 @@ public:
 	/* A poll found a completion: the streak starts over. */
 	void found() noexcept { streak_ = 0; }
 
-	bool one_cpu() const noexcept { return one_cpu_; }
-
 private:
 	bool one_cpu_;
 	uint32_t streak_ = 0;
