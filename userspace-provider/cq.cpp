@@ -432,6 +432,38 @@ static int poll_cq_locked(Cq &cq, int num_entries, ibv_wc *wc, bool *yield) noex
 	return static_cast<int>(n);
 }
 
+/*
+ * Walks the unread CQEs from the newest back, moving each kept one up by
+ * the number dropped so far: the kept ones end at the producer index, in
+ * order, and our consumer index moves past the dropped ones.  Nothing is
+ * raced: the kernel writes only at its producer index and beyond, into
+ * room our consumer index (published last) frees; other pollers wait on
+ * the lock.
+ */
+uint32_t discard_qp_completions(ibv_cq *ibcq, uint32_t qp_num) noexcept
+{
+	Cq &cq = *to_cq(ibcq);
+	std::lock_guard<SpinLock> guard(cq.lock);
+
+	if (!cq.ring.attached())
+		return 0;
+	const uint32_t unread = available(cq, cq.ring.producer(std::memory_order_acquire));
+	uint32_t dropped = 0;
+	for (uint32_t i = unread; i-- > 0;) {
+		const uint32_t index = cq.tail + i;
+		if (read_cqe(cq, index).qp_num == qp_num)
+			++dropped;
+		else if (dropped)
+			std::memcpy(cq.ring.slot(index + dropped), cq.ring.slot(index),
+				    cq.ring.slot_size());
+	}
+	if (dropped) {
+		cq.tail += dropped;
+		cq.ring.publish_consumer(cq.tail);
+	}
+	return dropped;
+}
+
 int poll_cq(ibv_cq *ibcq, int num_entries, ibv_wc *wc) noexcept
 {
 	bool yield = false;

@@ -67,6 +67,15 @@ constexpr uint64_t kSupportedWcFlags =
 	uint64_t{IBV_WC_STANDARD_FLAGS} |
 	uint64_t{IBV_WC_EX_WITH_COMPLETION_TIMESTAMP};
 
+/*
+ * Removes from @ibcq the completions of QP @qp_num it holds, keeping the
+ * others in order, and returns how many it removed: a QP destroyed or
+ * reset leaves nothing behind, as on ConnectX (mlx4, mlx5) and hns, so a
+ * library may free what its wr_ids point at once the call returns.  Takes
+ * the CQ lock: not to be called inside a start_poll..end_poll batch.
+ */
+uint32_t discard_qp_completions(ibv_cq *ibcq, uint32_t qp_num) noexcept;
+
 /* Ops (cq.cpp). */
 ibv_cq *create_cq(ibv_context *ibctx, int cqe, ibv_comp_channel *channel,
 		  int comp_vector) noexcept;

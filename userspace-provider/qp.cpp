@@ -20,6 +20,8 @@
  */
 #include "qp.hpp"
 
+#include "cq.hpp"
+
 #include "provider.hpp"
 
 #include <new>
@@ -228,6 +230,20 @@ ibv_qp *open_qp(ibv_context *ibctx, ibv_qp_open_attr *attr) noexcept
 	return &qp.release()->vqp.qp;
 }
 
+/*
+ * A QP destroyed or reset: its completions leave its CQs in the same call
+ * (cq.hpp, discard_qp_completions).  The kernel produces none for it once
+ * the command has returned, and QP numbers are handed out cyclically, so
+ * none of a new QP's can be among them.
+ */
+static void forget_completions(ibv_qp *ibqp) noexcept
+{
+	if (ibqp->recv_cq)
+		discard_qp_completions(ibqp->recv_cq, ibqp->qp_num);
+	if (ibqp->send_cq && ibqp->send_cq != ibqp->recv_cq)
+		discard_qp_completions(ibqp->send_cq, ibqp->qp_num);
+}
+
 int modify_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int attr_mask) noexcept
 {
 	int ret;
@@ -247,12 +263,14 @@ int modify_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int attr_mask) noexcept
 					sizeof(cmd));
 	}
 	/*
-	 * Nothing to do on the rings for any transition: each index has one
-	 * writer, so on RESET/ERR the kernel discards or flushes by moving
-	 * its own indices, never ours.
+	 * Nothing to do on the QP's rings for any transition: each index has
+	 * one writer, so on RESET/ERR the kernel discards or flushes by moving
+	 * its own indices, never ours.  On RESET the CQs forget the QP.
 	 */
 	if (ret)
 		errno = ret;
+	else if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET)
+		forget_completions(ibqp);
 	return ret;
 }
 
@@ -298,6 +316,7 @@ int destroy_qp(ibv_qp *ibqp) noexcept
 		errno = ret;
 		return ret;
 	}
+	forget_completions(ibqp);
 	delete to_qp(ibqp); /* unmaps both rings */
 	return 0;
 }

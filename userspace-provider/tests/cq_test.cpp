@@ -101,6 +101,69 @@ TEST(PollCq, DeadCqReportsAnError)
 	EXPECT_EQ(f.cqx()->start_poll(f.cqx(), &attr), EIO);
 }
 
+/* make_cqe(n) with the QP number @qpn. */
+sroce_cqe cqe_of(uint32_t qpn, uint32_t n)
+{
+	sroce_cqe c = make_cqe(n);
+	c.qp_num = qpn;
+	return c;
+}
+
+TEST(DiscardQpCompletions, KeepsTheOthersInOrderAcrossTheWrap)
+{
+	FakeCq f(8, 0xfffffffcu); /* the unread CQEs straddle 2^32 */
+	const uint32_t qpns[] = {7, 9, 7, 7, 9, 11, 7};
+	for (uint32_t i = 0; i < 7; ++i)
+		f.produce(cqe_of(qpns[i], i));
+	/* What the kernel may write next, beyond its producer index. */
+	const sroce_cqe beyond = cqe_of(42, 99);
+	std::memcpy(f.ring.slot(f.ring.ctrl()->producer), &beyond, sizeof(beyond));
+
+	EXPECT_EQ(discard_qp_completions(f.ibcq(), 7), 4u);
+	EXPECT_EQ(f.ring.ctrl()->consumer, 0xfffffffcu + 4) << "slots handed back";
+	EXPECT_EQ(std::memcmp(f.ring.slot(f.ring.ctrl()->producer), &beyond,
+			      sizeof(beyond)), 0) << "nothing written at the producer";
+
+	std::array<ibv_wc, 8> wc{};
+	ASSERT_EQ(poll_cq(f.ibcq(), 8, wc.data()), 3);
+	expect_wc_is(wc[0], cqe_of(9, 1));
+	expect_wc_is(wc[1], cqe_of(9, 4));
+	expect_wc_is(wc[2], cqe_of(11, 5));
+
+	/* The ring goes on from there. */
+	f.produce(cqe_of(9, 20));
+	ASSERT_EQ(poll_cq(f.ibcq(), 8, wc.data()), 1);
+	expect_wc_is(wc[0], cqe_of(9, 20));
+}
+
+TEST(DiscardQpCompletions, ChangesNothingWithoutThatQp)
+{
+	FakeCq f(4);
+	EXPECT_EQ(discard_qp_completions(f.ibcq(), 7), 0u) << "empty";
+	for (uint32_t i = 0; i < 4; ++i)
+		f.produce(cqe_of(9, i)); /* full */
+	EXPECT_EQ(discard_qp_completions(f.ibcq(), 7), 0u);
+	EXPECT_EQ(f.ring.ctrl()->consumer, 0u);
+	std::array<ibv_wc, 4> wc{};
+	ASSERT_EQ(poll_cq(f.ibcq(), 4, wc.data()), 4);
+	for (uint32_t i = 0; i < 4; ++i)
+		expect_wc_is(wc[i], cqe_of(9, i));
+}
+
+TEST(DiscardQpCompletions, AFullRingOfThatQpEmpties)
+{
+	FakeCq f(4);
+	for (uint32_t i = 0; i < 4; ++i)
+		f.produce(cqe_of(7, i));
+	EXPECT_EQ(discard_qp_completions(f.ibcq(), 7), 4u);
+	std::array<ibv_wc, 4> wc{};
+	EXPECT_EQ(poll_cq(f.ibcq(), 4, wc.data()), 0);
+	f.ring.ctrl()->producer = 1000; /* a broken kernel: bounded by the ring */
+	EXPECT_LE(discard_qp_completions(f.ibcq(), 7), 4u);
+	f.cq.ring.detach(); /* a dead CQ: nothing to do */
+	EXPECT_EQ(discard_qp_completions(f.ibcq(), 7), 0u);
+}
+
 TEST(ReqNotifyCq, SetsTheArmFlagsWithoutClearingOthers)
 {
 	FakeCq f;
