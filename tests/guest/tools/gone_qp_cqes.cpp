@@ -46,19 +46,6 @@ ibv_qp *rc_on(Setup &s, ibv_cq *send_cq, ibv_cq *recv_cq)
 	return qp;
 }
 
-void post_recvs(Setup &s, ibv_qp *qp, int n, uint64_t first)
-{
-	for (int i = 0; i < n; i++) {
-		ibv_sge sge{reinterpret_cast<uintptr_t>(s.mr->addr), kMsg, s.mr->lkey};
-		ibv_recv_wr wr{}, *bad;
-		wr.wr_id = first + i;
-		wr.sg_list = &sge;
-		wr.num_sge = 1;
-		if (int err = ibv_post_recv(qp, &wr, &bad))
-			die("ibv_post_recv", err);
-	}
-}
-
 /* @n SENDs from @qp, wr_id @first on, each waited for on s.cq: once a
  * SEND is acknowledged, the receive it consumed has completed.
  */
@@ -114,9 +101,9 @@ void gone_qp_cqes(Setup &s, bool destroy)
 	const uint32_t d_qpn = d->qp_num;
 
 	/* The shared CQ: B, D, B, D, B's SEND to A, D. */
-	post_recvs(s, b, 4, 100);
-	post_recvs(s, d, 6, 200);
-	post_recvs(s, a, 1, 300);
+	post_recvs(s, b, 4, nullptr, 100, kMsg);
+	post_recvs(s, d, 6, nullptr, 200, kMsg);
+	post_recvs(s, a, 1, nullptr, 300, kMsg);
 	send_and_wait(s, a, 2, 400);
 	send_and_wait(s, c, 2, 500);
 	send_and_wait(s, a, 2, 402);
@@ -157,7 +144,7 @@ void gone_qp_cqes(Setup &s, bool destroy)
 		rc_to_init(a);
 		connect(s, a, b->qp_num);
 		drain(s.cq);
-		post_recvs(s, b, 1, 700);
+		post_recvs(s, b, 1, nullptr, 700, kMsg);
 		send_and_wait(s, a, 1, 800);
 		const std::vector<ibv_wc> got = drain(shared);
 		check(got.size() == 1 && got[0].wr_id == 700 && got[0].status == IBV_WC_SUCCESS,

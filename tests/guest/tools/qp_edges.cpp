@@ -194,21 +194,6 @@ void post_sends(Setup &s, ibv_qp *qp, int n)
 		die("ibv_post_send", err);
 }
 
-/* @n receives of kMsg bytes, wr_id @first on: to @srq if given, else to
- * @qp's receive queue. */
-void post_recvs(Setup &s, ibv_qp *qp, int n, ibv_srq *srq = nullptr, uint64_t first = 200)
-{
-	for (int i = 0; i < n; i++) {
-		ibv_sge sge{reinterpret_cast<uintptr_t>(s.mr->addr), kMsg, s.mr->lkey};
-		ibv_recv_wr wr{}, *bad;
-		wr.wr_id = first + i;
-		wr.sg_list = &sge;
-		wr.num_sge = 1;
-		if (int err = srq ? ibv_post_srq_recv(srq, &wr, &bad) : ibv_post_recv(qp, &wr, &bad))
-			die(srq ? "ibv_post_srq_recv" : "ibv_post_recv", err);
-	}
-}
-
 /* An SRQ for @max_wr receives of one SGE; @reported gets its max_wr. */
 ibv_srq *make_srq(Setup &s, uint32_t max_wr = 16, uint32_t *reported = nullptr)
 {

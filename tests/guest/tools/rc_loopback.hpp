@@ -196,6 +196,23 @@ inline void post_one_send(ibv_qp *qp, uint64_t wr_id, const void *addr, uint32_t
 		die("ibv_post_send", err);
 }
 
+/* @n receives of @len bytes at the start of @s's MR, wr_id @first on: to
+ * @srq if given, else to @qp's receive queue.
+ */
+inline void post_recvs(Setup &s, ibv_qp *qp, int n, ibv_srq *srq = nullptr,
+		       uint64_t first = 200, uint32_t len = 64)
+{
+	for (int i = 0; i < n; i++) {
+		ibv_sge sge{reinterpret_cast<uintptr_t>(s.mr->addr), len, s.mr->lkey};
+		ibv_recv_wr wr{}, *bad;
+		wr.wr_id = first + i;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		if (int err = srq ? ibv_post_srq_recv(srq, &wr, &bad) : ibv_post_recv(qp, &wr, &bad))
+			die(srq ? "ibv_post_srq_recv" : "ibv_post_recv", err);
+	}
+}
+
 /* The next completion on @s's CQ, or a wc with wr_id ~0 after 10 s. */
 inline ibv_wc next_completion(Setup &s)
 {
