@@ -123,20 +123,6 @@ void to_rtr_towards(Setup &s, ibv_qp *qp, ibv_qp_type type, int gid_index, const
 	s.gid_index = saved;
 }
 
-ibv_qp *create_qp(Setup &s, ibv_qp_type type, ibv_cq *rcq)
-{
-	ibv_qp_init_attr init{};
-	init.send_cq = s.cq;
-	init.recv_cq = rcq;
-	init.cap.max_send_wr = init.cap.max_recv_wr = 16;
-	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
-	init.qp_type = type;
-	ibv_qp *qp = ibv_create_qp(s.pd, &init);
-	if (!qp)
-		die("ibv_create_qp", errno);
-	return qp;
-}
-
 ibv_cq *new_cq(Setup &s)
 {
 	ibv_cq *cq = ibv_create_cq(s.ctx, 64, nullptr, nullptr, 0);
@@ -159,7 +145,7 @@ void make_targets(Setup &s, std::vector<Target> &out, int g4, int g6,
 		for (const char *state : {"RESET", "INIT", "RTR4", "RTR6"}) {
 			Target t;
 			t.cq = new_cq(s);
-			t.qp = create_qp(s, type, t.cq);
+			t.qp = create_qp_on(s, type, s.cq, t.cq);
 			t.type = type_name(type);
 			t.state = state;
 			if (t.state != "RESET") {

@@ -33,15 +33,7 @@ constexpr uint32_t kMsg = 64;
 /* An RC QP in INIT whose completions go to @send_cq and @recv_cq. */
 ibv_qp *rc_on(Setup &s, ibv_cq *send_cq, ibv_cq *recv_cq)
 {
-	ibv_qp_init_attr init{};
-	init.send_cq = send_cq;
-	init.recv_cq = recv_cq;
-	init.cap.max_send_wr = init.cap.max_recv_wr = 16;
-	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
-	init.qp_type = IBV_QPT_RC;
-	ibv_qp *qp = ibv_create_qp(s.pd, &init);
-	if (!qp)
-		die("ibv_create_qp", errno);
+	ibv_qp *qp = create_qp_on(s, IBV_QPT_RC, send_cq, recv_cq);
 	rc_to_init(qp);
 	return qp;
 }

@@ -81,6 +81,23 @@ inline Setup open_setup(const char *dev, int gid_index, size_t mr_bytes,
 	return s;
 }
 
+/* A QP of @type in RESET, 16 WRs of one SGE each way, completing sends
+ * on @send_cq and receives on @recv_cq.
+ */
+inline ibv_qp *create_qp_on(Setup &s, ibv_qp_type type, ibv_cq *send_cq, ibv_cq *recv_cq)
+{
+	ibv_qp_init_attr init{};
+	init.send_cq = send_cq;
+	init.recv_cq = recv_cq;
+	init.cap.max_send_wr = init.cap.max_recv_wr = 16;
+	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
+	init.qp_type = type;
+	ibv_qp *qp = ibv_create_qp(s.pd, &init);
+	if (!qp)
+		die("ibv_create_qp", errno);
+	return qp;
+}
+
 /*
  * An RC QP in RESET, receiving through @srq if there is one; with
  * @send_ops, created extended with those ibv_wr_* operations.
