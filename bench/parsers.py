@@ -26,9 +26,24 @@ _NUMBER_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*
 _GBPS_PER_UNIT = {"Gb/sec": 1.0, "MB/sec": 8 * 2**20 / 1e9}
 
 
+# perftest samples its cycle counter against gettimeofday() and refuses a
+# fit with r^2 under 0.9 (a preemption mid-sample in a busy TCG guest does
+# it); with -F it then reports with a frequency of 0: every bandwidth 0.00,
+# every latency inf.  Such a report measures nothing, device or not.
+_CLOCK_FAILED = re.compile(r"Correlation coefficient r\^2: (\S+) < 0\.9")
+
+
+def _check_clock(text):
+    m = _CLOCK_FAILED.search(text)
+    if m:
+        raise ParseError("perftest could not calibrate its clock (r^2 %s), "
+                         "so its report is void:\n%s" % (m.group(1), _tail(text)))
+
+
 def perftest_bw(text):
     """The last bandwidth report in `text`: {'bytes', 'iterations',
     'gbps' (average, Gb/s), 'mpps'}."""
+    _check_clock(text)
     found = None
     lines = text.splitlines()
     for i, line in enumerate(lines):
@@ -65,6 +80,7 @@ def perftest_lat(text):
     """The latency report: {'bytes', 'iterations', 'min_us', 'max_us',
     'typical_us', 'avg_us', 'p99_us', 'p999_us'} (perftest's t_typical is
     its median)."""
+    _check_clock(text)
     lines = text.splitlines()
     for i, line in enumerate(lines):
         if not _LAT_HEADER.search(line):

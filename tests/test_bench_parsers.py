@@ -49,6 +49,22 @@ def test_bw_failure_is_an_error_not_a_zero(name):
         parsers.perftest_bw(sample(name))
 
 
+def test_a_clock_perftest_could_not_calibrate_is_named_not_a_zero():
+    """With -F (which the bench passes), perftest goes on when its sampled
+    CPU clock fails its own fit (r^2 < 0.9: a busy TCG guest preempted it
+    mid-sample) and divides by a frequency of 0: every figure 0.00.  The
+    error says so, so the report does not read as a device that moved
+    nothing."""
+    with pytest.raises(parsers.ParseError) as e:
+        parsers.perftest_bw(sample("write_bw_clock_uncalibrated.txt"))
+    first = str(e.value).splitlines()[0]
+    assert first.startswith("perftest could not calibrate its clock (r^2 0.458808)")
+    lat = sample("write_lat_inf.txt")
+    with pytest.raises(parsers.ParseError) as e:
+        parsers.perftest_lat("Correlation coefficient r^2: 0.5 < 0.9\n" + lat)
+    assert str(e.value).startswith("perftest could not calibrate its clock (r^2 0.5)")
+
+
 def test_latency_report():
     r = parsers.perftest_lat(sample("send_lat.txt"))
     assert (r["typical_us"], r["p99_us"], r["iterations"]) == (25.16, 7254.90, 1000)
