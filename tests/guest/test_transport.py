@@ -5,7 +5,7 @@ import re
 import pytest
 
 from verbs_apps import (CLIENT_IP, CLIENT_IP6, LOOPBACK_BYPASS, SERVER_IP, SERVER_IP6,
-                        gid_index, run_pair, until_cm_listens, until_sent)
+                        gid_index, guest_tool, run_pair, until_cm_listens, until_sent)
 
 # Core: runs on every Debian release with --releases (scripts/test).
 ALL_RELEASES = True
@@ -191,6 +191,30 @@ def test_loopback_bypass(guest, gids):
     assert through_lo["0"] >= 2 * iters, through_lo
     # Without it: the QP numbers' TCP exchange, a few dozen packets.
     assert through_lo["1"] < iters // 5, through_lo
+
+
+UD_DATAGRAMS = 20000
+
+
+@pytest.mark.first_release_only  # the kernel's UD paths, no release's API
+@pytest.mark.parametrize("bypass", ["1", "0"], ids=["bypass", "through-the-stack"])
+def test_ud_datagrams_arrive_whole_and_in_order(guest, gids, bypass):
+    """Two UD QPs of sroce0 send each other numbered datagrams at once,
+    each from its own thread, inline and gathered, up to the MTU, never
+    more than the peer has receives posted (tools/ud_order.cpp): every one
+    arrives, whole, once and in order, by the device's own loopback and
+    through the IP stack.  UCX's UD transport drops a datagram that is not
+    the next one and resends, and its gtest runs two workers of one
+    process on one device this way (docs/peers.md)."""
+    tool = guest_tool(guest, "ud_order")
+    try:
+        guest.run("echo %s > %s" % (bypass, LOOPBACK_BYPASS), check=True)
+        r = guest.run("%s sroce0 %d %d" % (tool, gids["sroce0"], UD_DATAGRAMS), timeout=120)
+    finally:
+        guest.run("echo 1 > %s" % LOOPBACK_BYPASS, check=True)
+    print(r.output)
+    assert not r.timed_out, r
+    assert r.rc == 0 and "0 checks failed" in r.stdout, r
 
 
 @pytest.mark.parametrize("cmd", PERFTESTS)
