@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-from verbs_apps import (CLIENT_IP, CLIENT_IP6, LOOPBACK_BYPASS, SERVER_IP, SERVER_IP6,
-                        gid_index, guest_tool, run_pair, until_cm_listens, until_sent)
+from verbs_apps import (CLIENT_IP, CLIENT_IP6, SERVER_IP, SERVER_IP6, gid_index, guest_tool,
+                        loopback_bypass, run_pair, until_cm_listens, until_sent)
 
 # Core: runs on every Debian release with --releases (scripts/test).
 ALL_RELEASES = True
@@ -177,15 +177,12 @@ def test_loopback_bypass(guest, gids):
     g, iters = gids["sroce0"], 500
     app = "ibv_rc_pingpong -d sroce0 -g %d -s 4096 -n %d -c" % (g, iters)
     through_lo = {}
-    try:
-        for bypass in ("1", "0"):
-            guest.run("echo %s > %s" % (bypass, LOOPBACK_BYPASS), check=True)
+    for bypass in ("1", "0"):
+        with loopback_bypass(guest, bypass):
             before = int(guest.run(LO_PACKETS, check=True).stdout)
             rc, out = run_pair(guest, app, app + " localhost", server_ns=None)
             assert rc == 0 and "iters in" in out, (bypass, out)
             through_lo[bypass] = int(guest.run(LO_PACKETS, check=True).stdout) - before
-    finally:
-        guest.run("echo 1 > %s" % LOOPBACK_BYPASS, check=True)
     print("packets through lo by loopback_bypass:", through_lo)
     # Each side sends `iters` messages: with the stack, those alone pass lo.
     assert through_lo["0"] >= 2 * iters, through_lo
@@ -207,11 +204,8 @@ def test_ud_datagrams_arrive_whole_and_in_order(guest, gids, bypass):
     the next one and resends, and its gtest runs two workers of one
     process on one device this way (docs/peers.md)."""
     tool = guest_tool(guest, "ud_order")
-    try:
-        guest.run("echo %s > %s" % (bypass, LOOPBACK_BYPASS), check=True)
+    with loopback_bypass(guest, bypass):
         r = guest.run("%s sroce0 %d %d" % (tool, gids["sroce0"], UD_DATAGRAMS), timeout=120)
-    finally:
-        guest.run("echo 1 > %s" % LOOPBACK_BYPASS, check=True)
     print(r.output)
     assert not r.timed_out, r
     assert r.rc == 0 and "0 checks failed" in r.stdout, r

@@ -10,9 +10,9 @@ every iteration)."""
 
 import pytest
 
-from verbs_apps import (CLIENT_IP, LOOPBACK_BYPASS, NOBODY, SERVER_IP,
+from verbs_apps import (CLIENT_IP, NOBODY, SERVER_IP,
                         gid_index, guest_tool, impair_data_packets,
-                        link_counters, rc_pingpong, run_pair)
+                        link_counters, loopback_bypass, rc_pingpong, run_pair)
 
 # Core: runs on every Debian release with --releases (scripts/test).
 ALL_RELEASES = True
@@ -78,11 +78,8 @@ def test_read_returns_the_bytes_from_before_a_later_write(guest, bypass):
     g = gid_index(guest, "sroce0", CLIENT_IP)
     tool = guest_tool(guest, "read_then_write")
     before = link_counters(guest, "sroce0")
-    guest.run("echo %s > %s" % (bypass, LOOPBACK_BYPASS), check=True)
-    try:
+    with loopback_bypass(guest, bypass):
         r = guest.run("%s%s sroce0 %d 20" % (NOBODY, tool, g), timeout=120)
-    finally:
-        guest.run("echo 1 > %s" % LOOPBACK_BYPASS, check=True)
     print(r.output)
     assert not r.timed_out, r
     assert r.rc == 0, r

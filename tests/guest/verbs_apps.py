@@ -2,6 +2,7 @@
 RDMA devices: server in namespace `peer` on sroce1 (veth1, 198.51.100.2),
 client in the initial namespace on sroce0 or rxe0 (veth0, 198.51.100.1),
 or both ends on one device (loopback)."""
+import contextlib
 import ipaddress
 import os
 import re
@@ -87,6 +88,17 @@ def run_pair(guest, server, client, timeout=120, server_ns="peer", port=18515):
 # A device's setting: 1 (default) sends to this host's own addresses
 # without the IP stack (kernel/localrx.c), 0 through lo.
 LOOPBACK_BYPASS = "/sys/class/infiniband/sroce0/loopback_bypass"
+
+
+@contextlib.contextmanager
+def loopback_bypass(guest, value):
+    """sroce0's loopback_bypass set to VALUE ("1" or "0") for the block,
+    back to the default 1 after it, whatever the block did."""
+    guest.run("echo %s > %s" % (value, LOOPBACK_BYPASS), check=True)
+    try:
+        yield
+    finally:
+        guest.run("echo 1 > %s" % LOOPBACK_BYPASS, check=True)
 
 
 def guest_tool(guest, name):

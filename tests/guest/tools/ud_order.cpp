@@ -63,19 +63,21 @@ struct Side {
 	/* What this side saw, read by main() after the threads end. */
 	uint64_t received = 0, sent = 0, bad = 0;
 	uint64_t next = 0;	/* the number the next datagram should carry */
-	std::string first_bad;	/* the first three wrong ones */
+	std::string described;	/* the first three wrong ones */
 };
+
+/* Bytes per buffer slot: the GRH and the largest RoCE MTU. */
+constexpr uint32_t kSlot = kGrh + 4096;
 
 struct Run {
 	Setup s;
 	uint64_t count;
-	uint32_t max_payload;	/* the port's MTU */
-	uint32_t slot;		/* bytes per buffer slot: GRH + MTU */
+	uint32_t max_payload;	/* the port's active MTU */
 };
 
 void post_recv_slot(Run &r, Side &me, uint64_t slot)
 {
-	ibv_sge sge{reinterpret_cast<uintptr_t>(me.recv_buf + slot * r.slot), r.slot,
+	ibv_sge sge{reinterpret_cast<uintptr_t>(me.recv_buf + slot * kSlot), kSlot,
 		    r.s.mr->lkey};
 	ibv_recv_wr wr{}, *bad;
 	wr.wr_id = slot;
@@ -89,7 +91,7 @@ void post_recv_slot(Run &r, Side &me, uint64_t slot)
 void note_bad(Side &me, const std::string &what)
 {
 	if (me.bad++ < 3)
-		me.first_bad += (me.first_bad.empty() ? "" : "; ") + what;
+		me.described += (me.described.empty() ? "" : "; ") + what;
 }
 
 /*
@@ -122,7 +124,7 @@ void check_datagram(Run &r, Side &me, const Side &peer, const ibv_wc &wc)
 				     " completed with status " + ibv_wc_status_str(wc.status));
 		return;
 	}
-	const uint8_t *grh = me.recv_buf + wc.wr_id * r.slot;
+	const uint8_t *grh = me.recv_buf + wc.wr_id * kSlot;
 	const uint8_t *p = grh + kGrh;
 	uint64_t seq;
 	std::memcpy(&seq, p, sizeof(seq));
@@ -196,7 +198,7 @@ void post_datagram(Run &r, Side &me, const Side &peer)
 {
 	const uint64_t seq = me.sent;
 	const uint32_t len = size_of(seq, r.max_payload);
-	uint8_t *p = me.send_buf + (seq % kSendDepth) * r.slot;
+	uint8_t *p = me.send_buf + (seq % kSendDepth) * kSlot;
 	std::memcpy(p, &seq, sizeof(seq));
 	for (uint32_t i = sizeof(seq); i < len; i++)
 		p[i] = pattern(seq, i);
@@ -282,7 +284,7 @@ void make_side(Run &r, Side &me, size_t offset)
 		die("ibv_create_ah", errno);
 
 	me.send_buf = mem(r.s, offset);
-	me.recv_buf = mem(r.s, offset + kSendDepth * r.slot);
+	me.recv_buf = mem(r.s, offset + kSendDepth * kSlot);
 	for (int i = 0; i < kRecvDepth; i++)
 		post_recv_slot(r, me, i);
 }
@@ -303,7 +305,7 @@ void report(const Run &r, const Side &me, const Side &peer)
 		      std::to_string(r.count) + " datagrams from " + peer.name +
 		      ", each whole and in order" +
 		      (me.bad ? " (" + std::to_string(me.bad) + " wrong: " +
-					me.first_bad + ")"
+					me.described + ")"
 			      : "") +
 		      (me.received < r.count ? std::string(" (") + peer.name + " had sent " +
 						       std::to_string(peer.sent) + ")"
@@ -322,18 +324,9 @@ int main(int argc, char **argv)
 	tool_name = "ud_order";
 	Run r{};
 	r.count = count;
-	{
-		/* The MTU first: it sizes the memory region. */
-		Setup probe = open_setup(argv[1], std::atoi(argv[2]), 4096, IBV_ACCESS_LOCAL_WRITE);
-		r.max_payload = port_mtu(probe.ctx);
-		ibv_dereg_mr(probe.mr);
-		ibv_destroy_cq(probe.cq);
-		ibv_dealloc_pd(probe.pd);
-		ibv_close_device(probe.ctx);
-	}
-	r.slot = kGrh + r.max_payload;
-	const size_t per_side = static_cast<size_t>(kSendDepth + kRecvDepth) * r.slot;
+	const size_t per_side = static_cast<size_t>(kSendDepth + kRecvDepth) * kSlot;
 	r.s = open_setup(argv[1], std::atoi(argv[2]), 2 * per_side, IBV_ACCESS_LOCAL_WRITE);
+	r.max_payload = port_mtu(r.s.ctx);
 
 	Side a, b;
 	a.name = "A";
