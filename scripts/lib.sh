@@ -44,6 +44,20 @@ sroce_side_apt() {
 		-o 'Acquire::Check-Valid-Until=false' -o APT::Sandbox::User=root -qq)
 }
 
+# sroce_mmdebstrap_nosync: the mmdebstrap option that spares a new root
+# dpkg's syncs.  mmdebstrap's eatmydata hook spares the most, but it asks
+# dpkg-architecture (dpkg-dev) for the library folder, which a bare host (a
+# CI runner, scripts/bare-host's chroot) may lack, and then the whole root
+# fails; there dpkg's unsafe-io spares the most it can without it.
+sroce_mmdebstrap_nosync() {
+	local hooks=${SROCE_MMDEBSTRAP_HOOKS:-/usr/share/mmdebstrap/hooks}
+	if [ -d "$hooks/eatmydata" ] && command -v dpkg-architecture >/dev/null; then
+		echo "--hook-dir=$hooks/eatmydata"
+	else
+		echo "--dpkgopt=force-unsafe-io"
+	fi
+}
+
 # sroce_kernel_file VERSION NAME [SYSROOT]: where Debian put kernel
 # VERSION's NAME (vmlinuz or config).  Up to 7.2 its packages put them in
 # /boot as NAME-VERSION; from 7.3 (trixie-backports, experimental) in
