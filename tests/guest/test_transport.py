@@ -296,6 +296,33 @@ def test_ucx_perftest_across_namespaces(guest, ucx_perftest_args, cmd):
     assert "Async event" not in out, out
 
 
+def test_arming_a_cq_raises_an_event_for_unpolled_completions(guest, gids):
+    """ibv_req_notify_cq() on a CQ holding a completion not yet polled
+    raises an event, as on ConnectX and as ib_req_notify_cq() promises for
+    completions added since the last poll; with every completion polled
+    it raises none.  UCX's sleep mode arms with no poll in between: without
+    it both ends of a ping-pong slept for good (ucx_perftest -E sleep)."""
+    r = guest.run("%s sroce0 %d" % (guest_tool(guest, "cq_arm"), gids["sroce0"]),
+                  timeout=60)
+    print(r.output)
+    assert not r.timed_out, r
+    assert r.rc == 0 and "0 checks failed" in r.stdout, r
+
+
+@pytest.mark.parametrize("tls", ["rc_v", "ud_v"])
+def test_ucx_sleep_mode_across_namespaces(guest, ucx_perftest_args, tls):
+    """ucx_perftest's sleep mode (-E sleep): each end waits for its
+    completions in poll(2) on the channel, as UCX's blocking users (MPI
+    in its blocking progress, ucp_worker_wait) do."""
+    cmd = ("env UCX_TLS=self,%s UCX_NET_DEVICES=%%(dev)s:1 ucx_perftest "
+           "-t tag_lat -n 1000 -s 64 -E sleep" % tls) + ucx_perftest_args
+    rc, out = run_pair(guest, cmd % {"dev": "sroce1"},
+                       cmd % {"dev": "sroce0"} + " " + SERVER_IP, port=13337, timeout=120)
+    assert rc == 0, out
+    assert re.search(r"Final:\s+1000\b", out), out
+    assert "Async event" not in out, out
+
+
 def test_link_delete_while_in_use(guest, gids):
     """rdma link delete returns promptly while an application is running
     on the device; the application then fails cleanly."""

@@ -197,9 +197,11 @@ inline void connect(Setup &s, ibv_qp *qp, uint32_t dest_qpn,
 	to_rts(qp);
 }
 
-/* One signaled SEND of @len bytes at @addr (lkey @lkey) on @qp. */
+/* One signaled SEND of @len bytes at @addr (lkey @lkey) on @qp, with
+ * @more_flags (IBV_SEND_SOLICITED, say).
+ */
 inline void post_one_send(ibv_qp *qp, uint64_t wr_id, const void *addr, uint32_t len,
-			  uint32_t lkey)
+			  uint32_t lkey, unsigned int more_flags = 0)
 {
 	ibv_sge sge{reinterpret_cast<uintptr_t>(addr), len, lkey};
 	ibv_send_wr wr{};
@@ -208,7 +210,7 @@ inline void post_one_send(ibv_qp *qp, uint64_t wr_id, const void *addr, uint32_t
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
 	wr.opcode = IBV_WR_SEND;
-	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.send_flags = IBV_SEND_SIGNALED | more_flags;
 	if (int err = ibv_post_send(qp, &wr, &bad))
 		die("ibv_post_send", err);
 }
