@@ -156,9 +156,11 @@ void sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc, bool solicited)
 		 */
 		smp_store_release(&cq->ring.ctrl->producer, cq->prod);
 		/*
-		 * The process arms (atomic OR, a full barrier) and then polls
-		 * once more; we publish and then read the arm.  The full
-		 * barrier on each side means one of us sees the other.
+		 * The process arms (atomic OR, a full barrier) and then reads
+		 * our producer index; we publish and then read the arm.  The
+		 * full barrier on each side means one of us sees the other:
+		 * what we publish unarmed, it finds, and asks us to fire for
+		 * (sroce_req_notify_user_cq()).
 		 */
 		smp_mb();
 		if (sroce_arm_fires(READ_ONCE(*notify), solicited, wc))
@@ -351,6 +353,41 @@ int sroce_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
 	return n;
 }
 
+/*
+ * The process arms a user CQ itself (an atomic OR into the shared notify
+ * word) and comes here only when, after arming, it still sees completions
+ * it has not polled while the arm stands: they were published before we
+ * could see the arm, so they raised nothing.  ib_req_notify_cq() promises
+ * an event for every completion added since the last poll, and ConnectX
+ * raises it at once (its arm carries the consumer index); UCX sleeps on
+ * that promise.  So we fire now if any completion is still unpolled,
+ * under cq->lock, where sroce_cq_post() cannot fire the same arm.  A
+ * solicited arm fires too: a spurious event is only a wake-up, a missed
+ * one a sleep for good.
+ */
+static int sroce_req_notify_user_cq(struct sroce_cq *cq, u32 arm)
+{
+	u32 *notify = &cq->ring.ctrl->notify;
+	unsigned long irqflags;
+	bool fire = false;
+	u32 old;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	/* The same word the process ORs into; NEXT wins over SOLICITED in
+	 * sroce_cq_post().
+	 */
+	do {
+		old = READ_ONCE(*notify);
+	} while (cmpxchg(notify, old, old | arm) != old);
+	if (!cq->overflow && sroce_cq_pending(cq))
+		fire = xchg(notify, 0) != 0;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+
+	if (fire && cq->ib.comp_handler)
+		cq->ib.comp_handler(&cq->ib, cq->ib.cq_context);
+	return 0;
+}
+
 int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 {
 	struct sroce_cq *cq = to_scq(ibcq);
@@ -359,18 +396,8 @@ int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	unsigned long irqflags;
 	int ret = 0;
 
-	if (cq->user) {
-		/* The same word the process ORs into; NEXT wins over
-		 * SOLICITED in sroce_cq_post().
-		 */
-		u32 *notify = &cq->ring.ctrl->notify;
-		u32 old;
-
-		do {
-			old = READ_ONCE(*notify);
-		} while (cmpxchg(notify, old, old | arm) != old);
-		return 0;
-	}
+	if (cq->user)
+		return sroce_req_notify_user_cq(cq, arm);
 
 	spin_lock_irqsave(&cq->lock, irqflags);
 	cq->notify |= arm;

@@ -328,8 +328,12 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	sdev->ib.local_dma_lkey = 0;
 	sdev->ib.node_guid = sroce_node_guid(ndev);
 	strscpy(sdev->ib.node_desc, "sroce", sizeof(sdev->ib.node_desc));
-	/* The provider's doorbell is a POST_SEND write with no work requests. */
-	sdev->ib.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
+	/* The provider's doorbell is a POST_SEND write with no work requests;
+	 * it asks for a completion event with REQ_NOTIFY_CQ when it arms a CQ
+	 * holding completions not polled yet (sroce_req_notify_user_cq()).
+	 */
+	sdev->ib.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				    BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	ib_set_device_ops(&sdev->ib, &sroce_dev_ops);
 	INIT_WORK(&sdev->gid_rescan, sroce_gid_rescan);
 	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
