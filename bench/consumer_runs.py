@@ -55,13 +55,14 @@ def ucx_pairing_args():
 
 def run_ucx(w, pair, s):
     """ucx_perftest over ucp on one device: tag_lat (typical us, one
-    way), tag_bw and stream_bw (Gb/s).  A minute at most: on rxe UCX up
+    way; with wait "sleep", in UCX's sleep mode), tag_bw and stream_bw
+    (Gb/s).  A minute at most: on rxe UCX up
     to 1.18 times out (it finds a UD sender by the completion's SL, which
     rxe leaves 0; test_transport.py), and a hang costs the whole limit."""
     p = w.params
     iters = s.lat_iters if p["test"].endswith("_lat") else max(
         100, int(s.volume * (32 << 20)) // p["size"])
-    extra = list(ucx_pairing_args())
+    extra = list(ucx_pairing_args()) + ["-E", p.get("wait", "poll")]
     # Both ends are on one device here, so one environment serves both.
     assert pair.server.dev == pair.client.dev
     env = {"UCX_NET_DEVICES": "%s:1" % pair.server.dev, "UCX_TLS": UCX_TLS[p["tls"]]}

@@ -161,10 +161,16 @@ def consumer_workloads(s):
             w.append(Workload("fi_pingpong/%s/%s" % (endpoint, size_label(size)),
                               "fi_pingpong", "us_per_rt", "us", False,
                               params=dict(endpoint=endpoint, size=size)))
-    # UCX's ucp, over RC (wired up over UD) and over UD.
+    # UCX's ucp, over RC (wired up over UD) and over UD; the latency also
+    # in UCX's sleep mode (-E sleep: each end waits in poll(2) on its
+    # completion channel, as ucp_worker_wait() users do), with its
+    # average beside the median: a missed completion event shows there.
     for tls in ("rc_verbs", "ud_verbs"):
         w.append(Workload("ucx/%s/tag_lat/64B" % tls, "ucx", "typical_us", "us",
                           False, params=dict(tls=tls, test="tag_lat", size=64)))
+        w.append(Workload("ucx/%s/tag_lat_sleep/64B" % tls, "ucx", "typical_us", "us",
+                          False, also=("avg_us",),
+                          params=dict(tls=tls, test="tag_lat", size=64, wait="sleep")))
         for test in ("tag_bw", "stream_bw"):
             w.append(Workload("ucx/%s/%s/64KiB" % (tls, test), "ucx", "gbps", "Gb/s",
                               True, params=dict(tls=tls, test=test, size=64 * KIB)))

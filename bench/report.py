@@ -80,11 +80,12 @@ def ratio(a, b):
     return a / b if a is not None and b not in (None, 0) else None
 
 
-METRIC_NAMES = {"typical_us": "typical", "p99_us": "p99", "mpps": "msg rate",
+METRIC_NAMES = {"typical_us": "typical", "avg_us": "average", "p99_us": "p99",
+                "mpps": "msg rate",
                 "kernel_cpu_s_per_gib": "kernel part", "gbps": "",
                 "cpu_s_per_gib": "", "per_wr": "doorbells", "kib_per_qp": "",
                 "device_per_wr": "all but clock reads"}
-METRIC_UNITS = {"p99_us": "us", "mpps": "Mpps", "kernel_cpu_s_per_gib": "CPU s/GiB"}
+METRIC_UNITS = {"p99_us": "us", "avg_us": "us", "mpps": "Mpps", "kernel_cpu_s_per_gib": "CPU s/GiB"}
 
 
 # Latencies are lower-is-better whatever the workload's own metric is (a

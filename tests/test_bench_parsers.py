@@ -666,6 +666,17 @@ def test_consumer_workloads_compare_sroce_with_rxe():
     assert len({w.id for w in ws}) == len(ws)
 
 
+def test_ucx_latency_also_in_sleep_mode_with_its_average():
+    """UCX's sleep mode waits on completion events: a missed event stalls
+    a round trip, which the median hides and the average shows."""
+    ws = {w.id: w for w in plan.consumer_workloads(plan.Settings.quick())}
+    for tls in ("rc_verbs", "ud_verbs"):
+        w = ws["ucx/%s/tag_lat_sleep/64B" % tls]
+        assert w.params["wait"] == "sleep" and w.params["test"] == "tag_lat"
+        assert w.also == ("avg_us",) and not w.higher_is_better
+        assert "wait" not in ws["ucx/%s/tag_lat/64B" % tls].params
+
+
 FIO_JSON = """note: both iodepth >= 1 and synchronous I/O engine are selected
 {
   "fio version" : "fio-3.33",
