@@ -97,11 +97,38 @@ static void sroce_cqe_from_wc(const struct sroce_cq *cq, struct sroce_cqe *cqe,
 	cqe->timestamp = cq->timestamps ? ktime_get_raw_ns() : 0;
 }
 
+/* What an arm for solicited completions wakes for: those, and errors. */
+static bool sroce_wakes_solicited(bool solicited, const struct ib_wc *wc)
+{
+	return solicited || wc->status != IB_WC_SUCCESS;
+}
+
 static bool sroce_arm_fires(u32 armed, bool solicited, const struct ib_wc *wc)
 {
 	return (armed & SROCE_CQ_ARM_NEXT) ||
 	       ((armed & SROCE_CQ_ARM_SOLICITED) &&
-		(solicited || wc->status != IB_WC_SUCCESS));
+		sroce_wakes_solicited(solicited, wc));
+}
+
+/*
+ * A user CQ's solicited_end: the producer index just past the newest
+ * completion that wakes a solicited arm, published in the ring (before the
+ * producer) for the provider.  Kept within the ring's length of prod, so
+ * that after 2^32 other completions an old one cannot look unpolled.
+ */
+static void sroce_cq_note_solicited(struct sroce_cq *cq, bool wakes)
+{
+	if (wakes)
+		cq->solicited_end = cq->prod;
+	else if (cq->prod - cq->solicited_end > cq->ring.num_slots)
+		cq->solicited_end = cq->prod - cq->ring.num_slots;
+	WRITE_ONCE(cq->ring.ctrl->solicited_end, cq->solicited_end);
+}
+
+/* A completion that wakes a solicited arm is still unpolled. */
+static bool sroce_cq_solicited_pending(const struct sroce_cq *cq)
+{
+	return cq->prod - cq->solicited_end < sroce_cq_pending(cq);
 }
 
 static void sroce_cq_err_event(struct sroce_cq *cq)
@@ -151,8 +178,11 @@ void sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc, bool solicited)
 	if (cq->user) {
 		u32 *notify = &cq->ring.ctrl->notify;
 
+		sroce_cq_note_solicited(cq, sroce_wakes_solicited(solicited, wc));
+
 		/* Pairs with the provider's acquire load of the producer
-		 * (cq.cpp): the CQE above is visible before its index.
+		 * (cq.cpp): the CQE above, and solicited_end, are visible
+		 * before its index.
 		 */
 		smp_store_release(&cq->ring.ctrl->producer, cq->prod);
 		/*
@@ -224,6 +254,7 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	spin_lock_init(&cq->lock);
 	cq->user = !!udata;
 	cq->prod = 0;
+	cq->solicited_end = 0;	/* none: prod - solicited_end is not < pending */
 	cq->cons = 0;
 	cq->notify = 0;
 	cq->overflow = false;
@@ -272,7 +303,7 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	struct sroce_resize_cq_resp resp = {};
 	struct sroce_ring ring, old;
 	unsigned long flags;
-	u32 pending, i;
+	u32 pending, after, i;
 	int err;
 
 	if (cqe < 1 || cqe > SROCE_MAX_CQE)
@@ -318,6 +349,12 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	ring.ctrl->consumer = 0;
 	if (cq->user)
 		ring.ctrl->notify = READ_ONCE(cq->ring.ctrl->notify);
+	/* The newest solicited completion, if it moved, keeps its place
+	 * from the end; else none is pending.
+	 */
+	after = cq->prod - cq->solicited_end;
+	cq->solicited_end = after < pending ? pending - after : 0;
+	ring.ctrl->solicited_end = cq->solicited_end;
 	old = cq->ring;
 	cq->ring = ring;
 	cq->prod = pending;
@@ -356,21 +393,23 @@ int sroce_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
 /*
  * The process arms a user CQ itself (an atomic OR into the shared notify
  * word) and comes here only when, after arming, it still sees completions
- * it has not polled while the arm stands: they were published before we
+ * it has not polled that the arm waits for: they were published before we
  * could see the arm, so they raised nothing.  ib_req_notify_cq() promises
  * an event for every completion added since the last poll, and ConnectX
  * raises it at once (its arm carries the consumer index); UCX sleeps on
- * that promise.  So we fire now if any completion is still unpolled,
- * under cq->lock, where sroce_cq_post() cannot fire the same arm.  A
- * solicited arm fires too: a spurious event is only a wake-up, a missed
- * one a sleep for good.
+ * that promise.  So we fire now if such a completion is still unpolled,
+ * under cq->lock, where sroce_cq_post() cannot fire the same arm and a
+ * resize cannot swap the ring.  An arm for solicited completions fires
+ * only for a solicited (or error) one: UD's async thread in UCX arms so
+ * after every event while its main thread polls, and firing for any
+ * unpolled completion woke that thread for each.
  */
 static int sroce_req_notify_user_cq(struct sroce_cq *cq, u32 arm)
 {
 	u32 *notify = &cq->ring.ctrl->notify;
 	unsigned long irqflags;
 	bool fire = false;
-	u32 old;
+	u32 old, armed;
 
 	spin_lock_irqsave(&cq->lock, irqflags);
 	/* The same word the process ORs into; NEXT wins over SOLICITED in
@@ -379,7 +418,10 @@ static int sroce_req_notify_user_cq(struct sroce_cq *cq, u32 arm)
 	do {
 		old = READ_ONCE(*notify);
 	} while (cmpxchg(notify, old, old | arm) != old);
-	if (!cq->overflow && sroce_cq_pending(cq))
+	armed = old | arm;
+	if (!cq->overflow &&
+	    ((armed & SROCE_CQ_ARM_NEXT) ? sroce_cq_pending(cq) :
+					   sroce_cq_solicited_pending(cq)))
 		fire = xchg(notify, 0) != 0;
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 

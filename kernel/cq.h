@@ -20,6 +20,7 @@ struct sroce_cq {
 	struct sroce_ring ring;		/* user: sroce_cqe; kernel: ib_wc */
 	bool user;
 	u32 prod;			/* ours; published to ring.ctrl for users */
+	u32 solicited_end;		/* user CQs: ours; see sroce_ring_ctrl */
 	u32 cons;			/* kernel CQs only */
 	u32 notify;			/* kernel CQs: SROCE_CQ_ARM_* */
 	bool overflow;

@@ -475,24 +475,31 @@ int poll_cq(ibv_cq *ibcq, int num_entries, ibv_wc *wc) noexcept
 }
 
 /*
- * After arming: does the CQ hold completions not polled yet while the arm
- * still stands?  The kernel publishes a CQE and then reads the arm, we
- * arm and then read its producer index, each with a full barrier between
- * (the arm is a seq_cst OR, the loads below seq_cst too), so one of us
- * sees the other.  A completion published before the arm raised no event;
- * ib_req_notify_cq() promises one for every completion added since the
- * last poll, ConnectX raises it (its arm carries the consumer index), and
- * UCX's sleep mode arms with no poll in between and then sleeps.  The
- * kernel clears the arm when it fires, so a cleared arm means an event is
- * already on its way.  Steady state costs nothing: a process that polled
- * the CQ empty before arming finds nothing here.
+ * After arming: does the CQ hold completions not polled yet that the arm
+ * waits for, while the arm still stands?  The kernel publishes a CQE and
+ * then reads the arm, we arm and then read its producer index, each with
+ * a full barrier between (the arm is a seq_cst OR, the loads below seq_cst
+ * too), so one of us sees the other.  A completion published before the
+ * arm raised no event; ib_req_notify_cq() promises one for every
+ * completion added since the last poll, ConnectX raises it (its arm
+ * carries the consumer index), and UCX's sleep mode arms with no poll in
+ * between and then sleeps.  The kernel clears the arm when it fires, so a
+ * cleared arm means an event is already on its way.  An arm for solicited
+ * completions waits only for those (and errors): solicited_end, written
+ * before the producer, says whether one is unpolled.  Steady state costs
+ * nothing: a process that polled the CQ empty before arming finds nothing
+ * here.
  */
-static bool armed_over_unpolled(const Cq &cq) noexcept
+bool armed_over_unpolled(const Cq &cq) noexcept
 {
 	const uint32_t head = cq.ring.producer(std::memory_order_seq_cst);
-	if (head == cq.ring.consumer(std::memory_order_relaxed))
+	const uint32_t unpolled = head - cq.ring.consumer(std::memory_order_relaxed);
+	if (!unpolled)
 		return false;
-	return cq.ring.notify(std::memory_order_seq_cst) != 0;
+	const uint32_t armed = cq.ring.notify(std::memory_order_seq_cst);
+	if (armed & SROCE_CQ_ARM_NEXT)
+		return true;
+	return armed && head - cq.ring.solicited_end(std::memory_order_relaxed) < unpolled;
 }
 
 int req_notify_cq(ibv_cq *ibcq, int solicited_only) noexcept

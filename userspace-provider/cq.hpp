@@ -85,6 +85,8 @@ int destroy_cq(ibv_cq *ibcq) noexcept;
 int resize_cq(ibv_cq *ibcq, int cqe) noexcept;
 int poll_cq(ibv_cq *ibcq, int num_entries, ibv_wc *wc) noexcept;
 int req_notify_cq(ibv_cq *ibcq, int solicited_only) noexcept;
+/* Just armed: does the arm need the kernel to fire it now? (cq.cpp) */
+bool armed_over_unpolled(const Cq &cq) noexcept;
 
 } /* namespace sroce */
 

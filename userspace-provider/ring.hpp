@@ -107,6 +107,11 @@ public:
 	{
 		return ref(ctrl_->producer).load(mo);
 	}
+	/* CQ: see sroce_ring_ctrl; ordered by an earlier load of producer(). */
+	uint32_t solicited_end(std::memory_order mo) const noexcept
+	{
+		return ref(ctrl_->solicited_end).load(mo);
+	}
 	uint32_t consumer(std::memory_order mo) const noexcept
 	{
 		return ref(ctrl_->consumer).load(mo);

@@ -78,7 +78,14 @@ SROCE_STATIC_ASSERT(sizeof(struct sroce_ring_info) == 24, "sroce_ring_info layou
 
 struct sroce_ring_ctrl {
 	__u32 producer;		/* written by the producer only */
-	__u32 pad0[15];
+	/*
+	 * CQ: the producer index just past the newest solicited or error
+	 * completion, what an arm for solicited completions waits for;
+	 * written by the kernel before the producer, never more than the
+	 * ring's length behind it (0 from a module that does not keep it).
+	 */
+	__u32 solicited_end;
+	__u32 pad0[14];
 	__u32 consumer;		/* written by the consumer only */
 	__u32 pad1[15];
 	__u32 notify;		/* SQ: SROCE_SQ_* (kernel); CQ: SROCE_CQ_* (user) */
@@ -95,6 +102,7 @@ struct sroce_ring_ctrl {
 
 SROCE_STATIC_ASSERT(sizeof(struct sroce_ring_ctrl) == 192, "sroce_ring_ctrl layout");
 SROCE_ASSERT_OFFSET(sroce_ring_ctrl, producer, 0);
+SROCE_ASSERT_OFFSET(sroce_ring_ctrl, solicited_end, 4);
 SROCE_ASSERT_OFFSET(sroce_ring_ctrl, consumer, 64);
 SROCE_ASSERT_OFFSET(sroce_ring_ctrl, notify, 128);
 SROCE_ASSERT_OFFSET(sroce_ring_ctrl, resized, 136);

@@ -178,6 +178,51 @@ TEST(ReqNotifyCq, SetsTheArmFlagsWithoutClearingOthers)
 	EXPECT_EQ(f.ring.ctrl()->notify, SROCE_CQ_ARM_SOLICITED);
 }
 
+/* The kernel's side of a solicited (or error) completion: its end first. */
+void produce_solicited(FakeCq &f, uint32_t n)
+{
+	f.produce(make_cqe(n));
+	f.ring.ctrl()->solicited_end = f.ring.ctrl()->producer;
+}
+
+TEST(ArmedOverUnpolled, AnArmOnAPolledCqNeedsNothing)
+{
+	FakeCq f;
+	f.ring.ctrl()->notify = SROCE_CQ_ARM_NEXT;
+	EXPECT_FALSE(armed_over_unpolled(f.cq));
+	f.produce(make_cqe(0));
+	std::array<ibv_wc, 1> wc{};
+	ASSERT_EQ(poll_cq(f.ibcq(), 1, wc.data()), 1);
+	EXPECT_FALSE(armed_over_unpolled(f.cq)) << "polled: nothing unpolled";
+}
+
+TEST(ArmedOverUnpolled, AnUnpolledCompletionNeedsTheEventUnlessItCame)
+{
+	FakeCq f(8, 0xfffffffeu); /* the indices wrap under it */
+	f.produce(make_cqe(0));
+	f.produce(make_cqe(1));
+	f.ring.ctrl()->notify = SROCE_CQ_ARM_NEXT;
+	EXPECT_TRUE(armed_over_unpolled(f.cq));
+	f.ring.ctrl()->notify = 0; /* the kernel fired since the arm */
+	EXPECT_FALSE(armed_over_unpolled(f.cq));
+}
+
+TEST(ArmedOverUnpolled, ASolicitedArmWaitsOnlyForASolicitedCompletion)
+{
+	FakeCq f(8, 0xfffffffdu);
+	produce_solicited(f, 0);
+	std::array<ibv_wc, 1> wc{};
+	ASSERT_EQ(poll_cq(f.ibcq(), 1, wc.data()), 1);
+	f.produce(make_cqe(1));
+	f.produce(make_cqe(2));
+	f.ring.ctrl()->notify = SROCE_CQ_ARM_SOLICITED;
+	EXPECT_FALSE(armed_over_unpolled(f.cq)) << "the solicited one is polled";
+	produce_solicited(f, 3);
+	EXPECT_TRUE(armed_over_unpolled(f.cq));
+	f.ring.ctrl()->notify = SROCE_CQ_ARM_SOLICITED | SROCE_CQ_ARM_NEXT;
+	EXPECT_TRUE(armed_over_unpolled(f.cq));
+}
+
 TEST(CqEx, ExtendedPollBatch)
 {
 	FakeCq f;

@@ -13,6 +13,8 @@
  *
  *   cq_arm DEV GID_INDEX
  *
+ * An arm for solicited completions waits for those only (and errors).
+ *
  * One RC pair A -> B on the device; A's completions on a CQ that is
  * polled, B's receives on a CQ with a completion channel that is only
  * polled where a check says so.  Each SEND is waited for on A's CQ: once
@@ -124,8 +126,16 @@ int main(int argc, char **argv)
 	send_acked(s, a, 3, false);
 	expect_event_for_one(r, "the next completion");
 
-	/* UCX arms its receive CQ for solicited completions only. */
-	send_acked(s, a, 4, true);
+	/* UCX arms its receive CQ for solicited completions only; its UD
+	 * async thread does so after every event while the main thread polls,
+	 * so an unsolicited completion left unpolled must not wake it.
+	 */
+	send_acked(s, a, 4, false);
+	arm(r, true);
+	check(!event_within(r, kQuietMs),
+	      "armed for solicited ones over an unpolled unsolicited completion: no event");
+	check(drain(r.cq) == 1, "that completion is in the CQ");
+	send_acked(s, a, 5, true);
 	arm(r, true);
 	expect_event_for_one(r, "armed for solicited ones while an unpolled solicited "
 				"completion waits");
