@@ -62,3 +62,11 @@ def test_a_file_without_its_markers_is_left_alone(tmp_path):
     r = table(tmp_path, str(doc))
     assert r.returncode != 0 and "needs two lines" in r.stderr
     assert doc.read_text() == "no markers here\n"
+
+
+def test_a_long_suite_name_is_cut_in_the_table(tmp_path):
+    name = ":".join("rc/test_ucp_suite_%d.*" % i for i in range(20))
+    summary(tmp_path, name, "sroce0", "b655df3", "1 passed")
+    r = table(tmp_path)
+    row = [line for line in r.stdout.splitlines() if line.startswith("| UCX")][0]
+    assert row.startswith("| UCX gtest rc/test_ucp_suite_0.*:") and "... | sroce0 | 1 passed |" in row
